@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Style is part of correctness here: every C file passes the kernel's
+# checkpatch.pl --strict, every shell script passes shellcheck.
+set -uo pipefail
+cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=selftests/lib/tap.sh
+. selftests/lib/tap.sh
+
+cache=${CCACHE_DEV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ccache-dev}
+checkpatch=$cache/src/linux-source-6.1/scripts/checkpatch.pl
+[[ -x $checkpatch ]] || { echo "# no $checkpatch: run tools/setup.sh"; tap_result 1 "checkpatch.pl available"; tap_done; }
+
+# lint DESC COMMAND...: one check; what COMMAND says becomes TAP comments
+lint() {
+	local desc=$1 out status
+	shift
+	out=$("$@" 2>&1)
+	status=$?
+	tap_result $status "$desc"
+	[[ $status -eq 0 ]] || printf '%s\n' "$out" | sed 's/^/#   /'
+}
+
+while read -r f; do
+	lint "checkpatch --strict $f" "$checkpatch" --strict --no-tree -q --terse -f "$f"
+done < <(git ls-files '*.c' '*.h')
+
+while read -r f; do
+	lint "shellcheck $f" shellcheck "$f"
+done < <(git ls-files | while read -r f; do
+	case $f in
+	*.sh | .ci/run | tools/vm/init) echo "$f" ;;
+	esac
+done)
+tap_done

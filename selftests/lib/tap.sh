@@ -1,0 +1,58 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+#
+# TAP output for guest tests, after kselftest.h: "ok N desc" or
+# "not ok N desc" per check, a plan line at the end, exit 0 when every
+# check passed, 1 when one failed, 4 (kselftest's skip) when the test could
+# not run here.  Source it, call the checks, finish with tap_done.
+
+tap_n=0
+tap_failed=0
+echo "TAP version 13"
+
+# tap_result STATUS DESC: record one check (STATUS 0 = passed)
+tap_result() {
+	tap_n=$((tap_n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $tap_n $2"
+	else
+		echo "not ok $tap_n $2"
+		tap_failed=$((tap_failed + 1))
+	fi
+}
+
+# check DESC COMMAND...: passes when COMMAND succeeds
+check() {
+	desc=$1
+	shift
+	"$@" >/dev/null 2>&1
+	tap_result $? "$desc"
+}
+
+# check_fails DESC COMMAND...: passes when COMMAND fails
+check_fails() {
+	desc=$1
+	shift
+	! "$@" >/dev/null 2>&1
+	tap_result $? "$desc"
+}
+
+# check_eq DESC ACTUAL EXPECTED
+check_eq() {
+	[ "$2" = "$3" ]
+	tap_result $? "$1"
+	[ "$2" = "$3" ] || echo "#   got '$2', expected '$3'"
+}
+
+# tap_skip_all REASON: nothing can be checked here
+tap_skip_all() {
+	echo "1..0 # SKIP $1"
+	exit 4
+}
+
+tap_done() {
+	echo "1..$tap_n"
+	[ "$tap_n" -gt 0 ] || { echo "# no check ran"; exit 1; }
+	[ "$tap_failed" -eq 0 ] || { echo "# $tap_failed of $tap_n checks failed"; exit 1; }
+	exit 0
+}

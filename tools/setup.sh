@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install what building and testing ccache needs on a Debian host, then
+# fetch the guest kernels.  Every entry point runs it; it is idempotent and
+# prints nothing when everything is already there.
+#
+# usage: setup.sh [--all]     --all: the 6.12 and 7.x kernels too
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+cache=${CCACHE_DEV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ccache-dev}
+series=(6.1)
+[[ ${1:-} == --all ]] && series=(6.1 6.12 7)
+
+packages=(
+	make gcc libc6-dev bc	# module builds
+	qemu-system-x86 busybox-static cpio kmod	# guests
+	e2fsprogs xfsprogs	# their filesystems
+	xz-utils zstd debootstrap	# kernels.sh
+	linux-source-6.1	# checkpatch.pl, kselftest.h
+	shellcheck python3
+)
+
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+		missing+=("$p")
+done
+if [[ ${#missing[@]} -gt 0 ]]; then
+	echo "setup: installing ${missing[*]}" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q >/dev/null
+	apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# checkpatch.pl and kselftest.h from Debian's kernel source package
+src=$cache/src
+if [[ ! -f $src/linux-source-6.1/scripts/checkpatch.pl ]]; then
+	echo "setup: extracting checkpatch.pl and kselftest.h from linux-source-6.1" >&2
+	mkdir -p "$src"
+	tar -xJf /usr/src/linux-source-6.1.tar.xz -C "$src" --wildcards \
+		'linux-source-6.1/scripts/*' \
+		'linux-source-6.1/tools/testing/selftests/kselftest.h'
+fi
+
+for s in "${series[@]}"; do
+	"$here/kernels.sh" fetch "$s" >/dev/null
+done

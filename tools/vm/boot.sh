@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot one fresh guest under TCG and run one test in it, or give a shell.
+#
+# usage: boot.sh [-k RELEASE] [-M MODULE] [-m MIB] [-c CPUS] [-t SECONDS]
+#                [-d FS:SIZE[:bps=N][:iops=N][:src=DIR]]... [-o LOG]
+#                [-a ARGS] TEST
+#        boot.sh -i [options]            interactive shell, module loaded
+#
+# TEST is a file in selftests/ (any file in the tree, for the harness's own
+# tests).  Its "# VM:" comment line sets defaults, e.g.
+#   # VM: mem=256 cpus=1 disk=ext4:512M timeout=120
+# and options given here win.  FS is ext4, xfs or raw; bps/iops throttle the
+# disk in QEMU; src fills an ext4 disk with DIR's files at mkfs time.
+# -a appends to the guest's kernel command line.
+#
+# Exit status: 0 passed, 4 skipped, 1 failed.  A run fails when the guest
+# never prints the end marker (panic, oops, hang until the timeout), when
+# the test exits non-zero, or when the kernel logged a BUG, oops or WARNING;
+# the reason and the tail of the console go to stderr.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+release=${CCACHE_KVER:-} module=$top/ccache.ko mem='' cpus='' timeout=''
+log='' interactive=0 append='' disks=() test_disks=()
+
+while getopts "k:M:m:c:t:d:o:a:i" opt; do
+	case $opt in
+	k) release=$OPTARG ;;
+	M) module=$OPTARG ;;
+	m) mem=$OPTARG ;;
+	c) cpus=$OPTARG ;;
+	t) timeout=$OPTARG ;;
+	d) disks+=("$OPTARG") ;;
+	o) log=$OPTARG ;;
+	a) append=$OPTARG ;;
+	i) interactive=1 ;;
+	*) sed -n '4,16s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+test=${1:-}
+[[ $interactive == 1 || -f $test ]] || { echo "boot.sh: no test file '$test'" >&2; exit 2; }
+[[ -n $release ]] || release=$("$top/tools/kernels.sh" resolve 6.1)
+[[ -f $module ]] || { echo "boot.sh: no module $module (run make)" >&2; exit 2; }
+
+# defaults from the test's "# VM:" line
+if [[ -n $test ]]; then
+	# shellcheck disable=SC2013 # one line of words
+	for kv in $(sed -n 's/^# VM://p' "$test"); do
+		case $kv in
+		mem=*) mem=${mem:-${kv#mem=}} ;;
+		cpus=*) cpus=${cpus:-${kv#cpus=}} ;;
+		timeout=*) timeout=${timeout:-${kv#timeout=}} ;;
+		disk=*) test_disks+=("${kv#disk=}") ;;
+		*) echo "boot.sh: unknown '# VM:' setting $kv in $test" >&2; exit 2 ;;
+		esac
+	done
+fi
+mem=${mem:-256} cpus=${cpus:-1} timeout=${timeout:-120}
+[[ ${#disks[@]} -gt 0 ]] || disks=("${test_disks[@]}")
+
+guest=$("$top/tools/kernels.sh" guest "$release")
+base=$("$here/initramfs.sh" "$release")
+run=$(mktemp -d "${TMPDIR:-/tmp}/ccache-vm.XXXXXX")
+trap 'rm -rf "$run"' EXIT
+log=${log:-$run/console.log}
+
+# per-run archive: the module, the tests, the run's settings
+stage=$run/stage
+mkdir -p "$stage/lib/modules/$release/extra" "$stage/selftests"
+cp "$module" "$stage/lib/modules/$release/extra/ccache.ko"
+cp -r "$top/selftests/." "$stage/selftests/"
+[[ -z $test ]] || cp "$test" "$stage/selftests/.test"
+
+qemu_disks=() fslist=()
+for i in "${!disks[@]}"; do
+	IFS=: read -r fs size extra <<< "${disks[$i]}"
+	img=$run/disk$i.img
+	drive="if=none,id=d$i,file=$img,format=raw,cache=unsafe"
+	from=()
+	for kv in ${extra//:/ }; do
+		case $kv in
+		src=*) from=(-d "${kv#src=}") ;;
+		bps=* | iops=*) drive+=",throttling.${kv%%=*}-total=${kv#*=}" ;;
+		*) echo "boot.sh: unknown disk option '$kv'" >&2; exit 2 ;;
+		esac
+	done
+	truncate -s "$size" "$img"
+	case $fs in
+	ext4) mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "${from[@]}" "$img" ;;
+	xfs) mkfs.xfs -q -f "$img" ;;
+	raw) ;;
+	*) echo "boot.sh: unknown filesystem '$fs'" >&2; exit 2 ;;
+	esac
+	qemu_disks+=(-drive "$drive" -device "virtio-blk-device,drive=d$i")
+	fslist+=("$fs")
+done
+
+{
+	echo "CCACHE_TEST=${test:+/selftests/.test}"
+	echo "CCACHE_DISKS='${fslist[*]}'"
+	echo "CCACHE_SHELL=$interactive"
+} > "$stage/run.conf"
+(cd "$stage" && find . | cpio -o -H newc --quiet) > "$run/run.cpio"
+cat "$base" "$run/run.cpio" > "$run/initrd"
+
+# Without the host's TSC rate a TCG guest sometimes hangs calibrating it.
+khz=$(awk -F: '/^cpu MHz/ { printf "%d", $2 * 1000; exit }' /proc/cpuinfo)
+# shellcheck disable=SC2054 # commas inside QEMU options
+qemu=(qemu-system-x86_64 -accel tcg,thread=multi -M microvm -cpu max
+	-nodefaults -no-reboot -display none -m "$mem" -smp "$cpus"
+	-kernel "$guest/vmlinux" -initrd "$run/initrd"
+	-append "console=ttyS0 loglevel=5 tsc_early_khz=${khz:-2000000} tsc=reliable oops=panic panic=-1 $append"
+	"${qemu_disks[@]}")
+
+if [[ $interactive == 1 ]]; then
+	exec "${qemu[@]}" -serial mon:stdio
+fi
+
+status=0
+timeout -k 5 "$timeout" "${qemu[@]}" -chardev "file,id=con,path=$log" \
+	-serial chardev:con || status=$?
+
+fail() {
+	printf '\nFAILED (%s); last lines of the console:\n' "$1" >&2
+	tail -n 40 "$log" | sed 's/^/    /' >&2
+	exit 1
+}
+rc=$(sed -n 's/^CCACHE-TEST-END rc=\([0-9]*\).*/\1/p' "$log" | tail -n 1)
+if [[ -z $rc ]]; then
+	[[ $status == 124 || $status == 137 ]] && fail "guest timed out after ${timeout}s"
+	fail "guest stopped without the end marker: crash or panic"
+fi
+if grep -Eq '^\[ *[0-9.]+\] (BUG:|WARNING:|Oops|Kernel panic|general protection)' "$log"; then
+	fail "kernel reported a bug"
+fi
+case $rc in
+0) exit 0 ;;
+4) exit 4 ;;
+*) fail "test exited with $rc" ;;
+esac

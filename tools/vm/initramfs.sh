@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build the base initramfs for guests of one kernel release: busybox, kmod,
+# the kernel modules guests need (with their dependencies), the guest /init
+# and the programs tests run.  Prints the path of the cpio archive, which is
+# cached and rebuilt only when one of its inputs changes.  The module under
+# test and the tests themselves travel in a second, per-run archive (see
+# boot.sh): the kernel unpacks concatenated archives in order.
+#
+# usage: initramfs.sh RELEASE
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+release=${1:?usage: initramfs.sh RELEASE}
+guest=$("$here/../kernels.sh" guest "$release")
+cache=${CCACHE_DEV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ccache-dev}/initramfs
+out=$cache/$release.cpio
+
+# Kernel modules every guest may need; those built into a kernel are skipped.
+modules="virtio_mmio virtio_blk ext4 xfs zsmalloc crc32c_generic
+	lzo lzo-rle lz4 lz4hc zstd deflate 842"
+# Host programs copied in with their libraries (busybox sh prefers its own
+# applets: tests call these by full path).
+programs="/usr/bin/kmod /sbin/mke2fs /sbin/mkfs.xfs"
+
+stamp=$(cat "$here/init" "$0" "$guest/vmlinux" | md5sum | cut -c1-16)
+if [[ -s $out && "$(cat "$out.stamp" 2>/dev/null)" == "$stamp" ]]; then
+	echo "$out"
+	exit 0
+fi
+
+root=$(mktemp -d)
+trap 'rm -rf "$root"' EXIT
+mkdir -p "$root"/{bin,sbin,etc,proc,sys,dev,tmp,run,mnt,lib64}
+cp /bin/busybox "$root/bin/busybox"
+install -m 0755 "$here/init" "$root/init"
+
+# copy FILE and the shared libraries it needs, at the same paths
+add_program() {
+	local lib
+	mkdir -p "$root$(dirname "$1")"
+	cp -L "$1" "$root$1"
+	for lib in $(ldd "$1" | grep -o '/[^ ]*'); do
+		mkdir -p "$root$(dirname "$lib")"
+		cp -Ln "$lib" "$root$lib"
+	done
+}
+for p in $programs; do
+	add_program "$p"
+done
+for tool in modprobe insmod rmmod lsmod depmod modinfo; do
+	ln -s /usr/bin/kmod "$root/sbin/$tool"
+done
+
+# the modules and what they depend on, then a modules.dep for that subset
+src=$guest/lib/modules/$release
+dst=$root/lib/modules/$release
+mkdir -p "$dst"
+cp "$src"/modules.{order,builtin,builtin.modinfo} "$dst/"
+for m in $modules; do
+	modprobe -d "$guest" -S "$release" --show-depends "$m" 2>/dev/null || true
+done | awk '$1 == "insmod" { print $2 }' | sort -u | while read -r ko; do
+	rel=${ko#"$guest"}
+	mkdir -p "$root$(dirname "$rel")"
+	cp "$ko" "$root$rel"
+done
+depmod -b "$root" "$release"
+
+mkdir -p "$cache"
+(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) > "$out.tmp"
+mv "$out.tmp" "$out"
+echo "$stamp" > "$out.stamp"
+echo "$out"
