@@ -36,6 +36,9 @@ quiet() {
 	fi
 }
 
+# apt-get on the host, waiting for other users' dpkg lock.
+apt_get() { apt-get -q -o DPkg::Lock::Timeout=600 "$@"; }
+
 # Run a command inside the trixie root with a clean environment and /proc
 # mounted (objtool needs it); unmount afterwards, also on errors (trap).
 in_root() {
@@ -90,7 +93,7 @@ ensure_suites() {
 		fi
 		compgen -G "/var/lib/apt/lists/*_dists_${suite}_*Release" >/dev/null || update=1
 	done
-	((update == 0)) || { msg "apt-get update" && quiet apt-get -q update; }
+	((update == 0)) || { msg "apt-get update" && quiet apt_get update; }
 }
 
 # The archive suite (e.g. trixie-backports) offering package $1.
@@ -123,7 +126,7 @@ ensure_tools() {
 	[[ -z $missing ]] && return
 	msg "installing ${missing//$'\n'/ }"
 	# shellcheck disable=SC2086 # one package name per word
-	quiet apt-get -q -y install $missing
+	quiet apt_get -y install $missing
 }
 
 host_headers() { # RELEASE
@@ -131,7 +134,8 @@ host_headers() { # RELEASE
 	local suite
 	suite=$(suite_of "linux-headers-$1")
 	msg "installing linux-headers-$1 from $suite"
-	quiet apt-get -q -y --no-install-recommends install -t "$suite" "linux-headers-$1"
+	# 6.12's headers depend on its image: skip making an initrd nobody boots.
+	INITRD=No quiet apt_get -y --no-install-recommends install -t "$suite" "linux-headers-$1"
 }
 
 root_headers() { # RELEASE
@@ -182,7 +186,7 @@ extract_vmlinux() { # IMAGE OUT
 }
 
 guest_kernel() { # RELEASE
-	local rel=$1 dir=$CACHE/kernels/$1 pkgs deb mods img
+	local rel=$1 dir=$CACHE/kernels/$1 pkgs deb mods f
 	[[ -f $dir/.complete ]] && return
 	# Prefer unsigned; 7.x splits the image into binary + modules + base.
 	pkgs=$(apt-cache madison "linux-binary-unsigned-$rel" "linux-binary-$rel" \
@@ -192,7 +196,7 @@ guest_kernel() { # RELEASE
 	msg "unpacking $pkgs into $dir"
 	TMP=$(mktemp -d)
 	# shellcheck disable=SC2086 # package names are single words
-	(cd "$TMP" && quiet apt-get -q download $pkgs)
+	(cd "$TMP" && quiet apt_get download $pkgs)
 	rm -rf "$dir" && mkdir -p "$dir"
 	for deb in "$TMP"/*.deb; do dpkg -x "$deb" "$dir"; done
 	rm -rf "$TMP" && TMP=''
@@ -200,11 +204,13 @@ guest_kernel() { # RELEASE
 		{ mkdir -p "$dir/lib" && mv "$dir/usr/lib/modules" "$dir/lib/"; }
 	mods=$dir/lib/modules/$rel
 	[[ -d $mods ]] || die "no lib/modules/$rel in $pkgs"
-	# 7.x ships the image as lib/modules/REL/vmlinuz{,.unsigned}.
-	for img in "$dir/boot/vmlinuz-$rel" "$mods/vmlinuz.unsigned" "$mods/vmlinuz"; do
-		[[ -f $img ]] && break
+	# 7.x ships vmlinuz{,.unsigned}, config, System.map in lib/modules/REL:
+	# move them to boot/NAME-REL like older releases.
+	mkdir -p "$dir/boot"
+	for f in vmlinuz.unsigned:vmlinuz vmlinuz config System.map; do
+		[[ ! -f $mods/${f%:*} ]] || mv "$mods/${f%:*}" "$dir/boot/${f#*:}-$rel"
 	done
-	extract_vmlinux "$img" "$dir/vmlinux"
+	extract_vmlinux "$dir/boot/vmlinuz-$rel" "$dir/vmlinux"
 	readelf -n "$dir/vmlinux" | grep -Eq 'PHYS32_ENTRY|type: \(0x0*12\)' ||
 		msg "warning: $dir/vmlinux has no PVH entry note; microvm cannot boot it directly"
 	# busybox insmod wants plain .ko files; depmod then lists those.
@@ -235,9 +241,9 @@ kdir() { # RELEASE
 }
 
 kbuild() { # RELEASE SRCDIR [make args...]
-	local kd src dst rc=0
+	local kd src dst knobs rc=0
 	kd=$(kdir "$1")
-	src=$(cd "$2" && pwd) || die "no source directory $2"
+	src=$(cd "$2" 2>/dev/null && pwd) || die "no source directory $2"
 	dst=/build/${src##*/}
 	needs_root "$1" || { shift 2 && exec make -C "$kd" M="$src" "$@"; }
 	shift 2
@@ -246,7 +252,12 @@ kbuild() { # RELEASE SRCDIR [make args...]
 	tar -C "$src" --exclude=.git --exclude='*.o' --exclude='*.ko' --exclude='*.mod' \
 		--exclude='*.mod.c' --exclude='.*.cmd' --exclude=modules.order \
 		--exclude=Module.symvers -cf - . | tar -C "$ROOT$dst" -xf -
-	in_root make -C "${kd#"$ROOT"}" M="$dst" "$@" || rc=$?
+	# Pass the build knobs a clean chroot environment would lose (not MAKEFLAGS:
+	# the caller's jobserver does not exist in there).
+	mapfile -t knobs < <(env | grep -E '^(CCACHE_[A-Z_]*|KBUILD_[A-Z_]*|KCFLAGS|KCPPFLAGS|V|W)=' || true)
+	in_root "${knobs[@]}" make -C "${kd#"$ROOT"}" M="$dst" "$@" || rc=$?
+	# Mirror the results: no stale .ko (maybe of another release) survives.
+	find "$src" -path "$src/.git" -prune -o \( -name '*.ko' -o -name Module.symvers \) -exec rm -f {} +
 	(cd "$ROOT$dst" && find . \( -name '*.ko' -o -name Module.symvers \) \
 		-exec cp --parents -t "$src" {} +)
 	exit "$rc"
