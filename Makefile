@@ -36,7 +36,7 @@ endif
 # the project's own builds treat warnings as errors (see Kbuild)
 export CCACHE_WERROR ?= y
 
-.PHONY: all modules test-modules check matrix demo shell lint install clean
+.PHONY: all modules test-modules test-progs check matrix demo shell lint install clean
 
 all: modules
 
@@ -53,9 +53,13 @@ endif
 test-modules:
 	@$(KERNELS) kbuild $(KVER) $(SRC)/selftests/modules modules
 
+# test-only programs run in guests (static binaries)
+test-progs:
+	@$(MAKE) --no-print-directory -C selftests/progs
+
 check:
 	@$(SETUP)
-	@$(MAKE) --no-print-directory KVER=6.1 modules test-modules
+	@$(MAKE) --no-print-directory KVER=6.1 modules test-modules test-progs
 	@selftests/run.sh -k $$($(KERNELS) resolve 6.1)
 
 matrix:

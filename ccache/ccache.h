@@ -8,12 +8,20 @@
  *   ccache/main.c      module load and unload, in dependency order
  *   ccache/params.c    the knobs (module parameters) and their validation
  *   ccache/sysfs.c     the read-only tree under /sys/kernel/mm/ccache/
+ *   ccache/store.c     the index of stored pages, coherence (store.h)
+ *   ccache/pool.c      compressed memory: zsmalloc, limit, LRU, shrinker
+ *   ccache/capture.c   H1: evicted pages in, compression worker
+ *   ccache/serve.c     H2: re-reads served from the store
+ *   ccache/hooks.c     H3/H4: invalidation and teardown hooks
  *   crypto/acomp.c     everything that talks to the crypto API
  */
 #ifndef _CCACHE_CCACHE_H
 #define _CCACHE_CCACHE_H
 
+#include <linux/atomic.h>
 #include <linux/types.h>
+
+struct page;
 
 #define CCACHE_VERSION "0.1.0"
 
@@ -24,12 +32,44 @@ enum ccache_fs {
 	CCACHE_FS_COUNT,
 };
 
+/*
+ * Statistics, shown one per file in /sys/kernel/mm/ccache/ (sysfs.c, which
+ * also derives original_bytes, mem_used_bytes and the ratio).
+ */
+struct ccache_stats {
+	atomic_long_t stored_pages;	/* entries holding data, compressed or same-filled */
+	atomic_long_t compressed_bytes;	/* sum of the compressed lengths */
+	atomic_long_t entries;		/* entry metadata in use, pending ones too */
+	atomic_long_t inodes;		/* per-file records in use */
+	atomic_long_t hits;		/* pages served from the store */
+	atomic_long_t misses;		/* lookups that found nothing to serve */
+	atomic_long_t captures;		/* evicted pages taken in for compression */
+	atomic_long_t reject_poor_compression;	/* compressed too poorly to keep */
+	atomic_long_t reject_staging_full;	/* no staging buffer free */
+	atomic_long_t reject_pool_limit;	/* pool full, nothing to evict */
+	atomic_long_t reject_alloc_failure;	/* an allocation failed */
+	atomic_long_t reject_policy;	/* file or state not cacheable right now */
+	atomic_long_t invalidations;	/* entries erased because the file changed */
+	atomic_long_t lru_evictions;	/* entries evicted to keep the pool limit */
+	atomic_long_t shrinker_frees;	/* entries freed for the shrinker */
+	atomic_long_t same_filled_pages;	/* stored pages that are one repeated word */
+	atomic_long_t decompress_errors;	/* hits that fell back to the disk */
+};
+
+extern struct ccache_stats ccache_stats;
+
+#define ccache_stat_inc(name)		atomic_long_inc(&ccache_stats.name)
+#define ccache_stat_dec(name)		atomic_long_dec(&ccache_stats.name)
+#define ccache_stat_add(name, n)	atomic_long_add(n, &ccache_stats.name)
+#define ccache_stat_sub(name, n)	atomic_long_sub(n, &ccache_stats.name)
+#define ccache_stat_read(name)		atomic_long_read(&ccache_stats.name)
+
 /* params.c */
 bool ccache_param_enabled(void);
 unsigned int ccache_param_max_pool_percent(void);
 unsigned int ccache_param_accept_threshold_percent(void);
 unsigned long ccache_param_filesystems(void);
-void ccache_param_compressor(char *buf, size_t len);
+int ccache_param_start_compressor(void);
 
 /* sysfs.c */
 int ccache_sysfs_init(void);
@@ -37,5 +77,11 @@ void ccache_sysfs_exit(void);
 
 /* crypto/acomp.c */
 bool ccache_comp_available(const char *name);
+int ccache_comp_init(const char *name);
+void ccache_comp_exit(void);
+int ccache_comp_select(const char *name);
+int ccache_compress(const void *src, void *dst, unsigned int *dlen, u8 *alg);
+int ccache_decompress(u8 alg, const void *src, unsigned int slen,
+		      struct page *dst);
 
 #endif /* _CCACHE_CCACHE_H */

@@ -136,10 +136,17 @@ static int ccache_compressor_set(const char *val, const struct kernel_param *kp)
 {
 	char name[CRYPTO_MAX_ALG_NAME];
 
+	int err;
+
 	if (ccache_parse_word(val, name, sizeof(name)))
 		return ccache_reject(kp, val, "expected a name such as lzo or zstd");
-	if (!ccache_comp_available(name))
+	err = ccache_comp_select(name);
+	if (err == -ENOENT)
 		return ccache_reject(kp, val, "the crypto API has no such compression algorithm");
+	if (err == -ENOSPC)
+		return ccache_reject(kp, val, "too many compressors used since load");
+	if (err)
+		return ccache_reject(kp, val, "cannot set up this compressor");
 	strscpy(ccache_compressor, name, sizeof(ccache_compressor));
 	return 0;
 }
@@ -271,15 +278,24 @@ unsigned long ccache_param_filesystems(void)
 }
 
 /**
- * ccache_param_compressor() - copy the "compressor" knob
- * @buf: where to copy the algorithm name
- * @len: size of @buf; CRYPTO_MAX_ALG_NAME always suffices
+ * ccache_param_start_compressor() - set up the compressor the knob names
  *
- * Takes the module's parameter lock; may sleep.
+ * Until this call the "compressor" knob only checks names; from then on
+ * it switches the compressor.  Takes the module's parameter lock so the
+ * knob cannot change meanwhile; may sleep.
+ *
+ * Return: 0 or a negative errno, logged.
  */
-void ccache_param_compressor(char *buf, size_t len)
+int ccache_param_start_compressor(void)
 {
+	int err;
+
 	kernel_param_lock(THIS_MODULE);
-	strscpy(buf, ccache_compressor, len);
+	err = ccache_comp_init(ccache_compressor);
+	if (err)
+		pr_err("cannot set up compressor %s: %d\n", ccache_compressor, err);
+	else
+		pr_info("compressor %s\n", ccache_compressor);
 	kernel_param_unlock(THIS_MODULE);
+	return err;
 }

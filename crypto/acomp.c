@@ -2,14 +2,47 @@
 /*
  * Compression through the kernel crypto API's acomp interface.
  *
- * For now this file only answers whether an algorithm can be used; the
- * per-CPU compression contexts join it when pages are compressed.
+ * Each algorithm in use gets a slot with one context per possible CPU (a
+ * transform, a request, a wait), as zswap does; a mutex per context lets a
+ * task that migrates keep using it.  Slots are never reused while the
+ * module is loaded: every stored entry records its slot number, so an
+ * entry written before a compressor switch is always decompressed by the
+ * algorithm that wrote it.  Hardware drivers that complete asynchronously
+ * work the same way: the caller waits for the completion.
+ *
+ * Locking: ccache_alg_mutex serialises slot setup and switching; it nests
+ * inside the module's parameter lock (the "compressor" knob switches).
+ * Contexts are used under their own mutex, so callers may sleep.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <crypto/acompress.h>
+#include <linux/crypto.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/scatterlist.h>
 
 #include "../ccache/ccache.h"
+
+#define CCACHE_MAX_ALGS 8
+
+struct ccache_comp_ctx {
+	struct mutex lock;		/* one user at a time */
+	struct crypto_acomp *tfm;
+	struct acomp_req *req;
+	struct crypto_wait wait;
+};
+
+struct ccache_alg {
+	char name[CRYPTO_MAX_ALG_NAME];
+	struct ccache_comp_ctx __percpu *ctx;
+};
+
+static DEFINE_MUTEX(ccache_alg_mutex);
+static struct ccache_alg ccache_algs[CCACHE_MAX_ALGS];	/* set up in order */
+static int ccache_nr_algs;		/* slots set up; under ccache_alg_mutex */
+static int ccache_alg_current = -1;	/* READ_ONCE(); -1 before init */
 
 /**
  * ccache_comp_available() - can pages be compressed with this algorithm?
@@ -23,4 +56,196 @@
 bool ccache_comp_available(const char *name)
 {
 	return crypto_has_acomp(name, 0, 0);
+}
+
+static void ccache_alg_free(struct ccache_alg *alg)
+{
+	struct ccache_comp_ctx *ctx;
+	int cpu;
+
+	if (!alg->ctx)
+		return;
+	for_each_possible_cpu(cpu) {
+		ctx = per_cpu_ptr(alg->ctx, cpu);
+		if (ctx->req)
+			acomp_request_free(ctx->req);
+		if (!IS_ERR_OR_NULL(ctx->tfm))
+			crypto_free_acomp(ctx->tfm);
+	}
+	free_percpu(alg->ctx);
+	alg->ctx = NULL;
+}
+
+static int ccache_alg_setup(struct ccache_alg *alg, const char *name)
+{
+	struct ccache_comp_ctx *ctx;
+	int cpu;
+
+	alg->ctx = alloc_percpu(struct ccache_comp_ctx);
+	if (!alg->ctx)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		ctx = per_cpu_ptr(alg->ctx, cpu);
+		mutex_init(&ctx->lock);
+		ctx->tfm = crypto_alloc_acomp_node(name, 0, 0, cpu_to_node(cpu));
+		if (IS_ERR(ctx->tfm)) {
+			int err = PTR_ERR(ctx->tfm);
+
+			ccache_alg_free(alg);
+			return err;
+		}
+		ctx->req = acomp_request_alloc(ctx->tfm);
+		if (!ctx->req) {
+			ccache_alg_free(alg);
+			return -ENOMEM;
+		}
+		crypto_init_wait(&ctx->wait);
+		acomp_request_set_callback(ctx->req, CRYPTO_TFM_REQ_MAY_BACKLOG,
+					   crypto_req_done, &ctx->wait);
+	}
+	strscpy(alg->name, name, sizeof(alg->name));
+	return 0;
+}
+
+/**
+ * ccache_comp_select() - compress new pages with @name from now on
+ * @name: crypto API algorithm name
+ *
+ * Before ccache_comp_init() this only checks that @name exists.
+ *
+ * Context: process context; may sleep and load modules.
+ * Return: 0, -ENOENT for an unknown algorithm, -ENOSPC when too many
+ * algorithms were used since load, or another negative errno.
+ */
+int ccache_comp_select(const char *name)
+{
+	int i, err = 0;
+
+	if (!ccache_comp_available(name))
+		return -ENOENT;
+	mutex_lock(&ccache_alg_mutex);
+	if (READ_ONCE(ccache_alg_current) < 0 && !ccache_nr_algs)
+		goto out;	/* not started: the knob is applied at init */
+	for (i = 0; i < ccache_nr_algs; i++)
+		if (!strcmp(ccache_algs[i].name, name))
+			break;
+	if (i == CCACHE_MAX_ALGS) {
+		err = -ENOSPC;
+		goto out;
+	}
+	if (i == ccache_nr_algs) {
+		err = ccache_alg_setup(&ccache_algs[i], name);
+		if (err)
+			goto out;
+		ccache_nr_algs++;
+	}
+	WRITE_ONCE(ccache_alg_current, i);
+out:
+	mutex_unlock(&ccache_alg_mutex);
+	return err;
+}
+
+/* Run one request on this CPU's context of slot @id. */
+static int ccache_comp_run(int id, bool compress, struct scatterlist *src,
+			   unsigned int slen, struct scatterlist *dst,
+			   unsigned int *dlen)
+{
+	struct ccache_comp_ctx *ctx = raw_cpu_ptr(ccache_algs[id].ctx);
+	int err;
+
+	mutex_lock(&ctx->lock);
+	acomp_request_set_params(ctx->req, src, dst, slen, *dlen);
+	err = crypto_wait_req(compress ? crypto_acomp_compress(ctx->req) :
+					 crypto_acomp_decompress(ctx->req),
+			      &ctx->wait);
+	*dlen = ctx->req->dlen;
+	mutex_unlock(&ctx->lock);
+	return err;
+}
+
+/**
+ * ccache_compress() - compress one page with the current algorithm
+ * @src: the page's bytes (PAGE_SIZE, directly mapped memory)
+ * @dst: output buffer (directly mapped memory)
+ * @dlen: in: size of @dst; out: compressed length
+ * @alg: out: the algorithm's slot, to give ccache_decompress()
+ *
+ * Context: process context; may sleep.
+ * Return: 0 or a negative errno (e.g. when @dst is too small).
+ */
+int ccache_compress(const void *src, void *dst, unsigned int *dlen, u8 *alg)
+{
+	int id = READ_ONCE(ccache_alg_current);
+	struct scatterlist in, out;
+
+	if (id < 0)
+		return -ENODEV;
+	sg_init_one(&in, src, PAGE_SIZE);
+	sg_init_one(&out, dst, *dlen);
+	*alg = id;
+	return ccache_comp_run(id, true, &in, PAGE_SIZE, &out, dlen);
+}
+
+/**
+ * ccache_decompress() - decompress one page
+ * @alg: the slot ccache_compress() reported
+ * @src: compressed bytes (directly mapped memory)
+ * @slen: their length
+ * @dst: the page to fill
+ *
+ * Context: process context; may sleep.
+ * Return: 0 when exactly one page came out, else a negative errno.
+ */
+int ccache_decompress(u8 alg, const void *src, unsigned int slen,
+		      struct page *dst)
+{
+	unsigned int dlen = PAGE_SIZE;
+	struct scatterlist in, out;
+	int err;
+
+	if (alg >= READ_ONCE(ccache_nr_algs))
+		return -EINVAL;
+	sg_init_one(&in, src, slen);
+	sg_init_table(&out, 1);
+	sg_set_page(&out, dst, PAGE_SIZE, 0);
+	err = ccache_comp_run(alg, false, &in, slen, &out, &dlen);
+	return err ? err : dlen == PAGE_SIZE ? 0 : -EIO;
+}
+
+/**
+ * ccache_comp_init() - set up the algorithm the "compressor" knob names
+ *
+ * Context: process context, kernel_param_lock(THIS_MODULE) held so the
+ * knob cannot change meanwhile.
+ * Return: 0 or a negative errno.
+ */
+int ccache_comp_init(const char *name)
+{
+	int err;
+
+	mutex_lock(&ccache_alg_mutex);
+	err = ccache_alg_setup(&ccache_algs[0], name);
+	if (!err) {
+		ccache_nr_algs = 1;
+		WRITE_ONCE(ccache_alg_current, 0);
+	}
+	mutex_unlock(&ccache_alg_mutex);
+	return err;
+}
+
+/**
+ * ccache_comp_exit() - free every algorithm's contexts
+ *
+ * Context: nothing compresses or decompresses any more.
+ */
+void ccache_comp_exit(void)
+{
+	int i;
+
+	mutex_lock(&ccache_alg_mutex);
+	for (i = 0; i < ccache_nr_algs; i++)
+		ccache_alg_free(&ccache_algs[i]);
+	ccache_nr_algs = 0;
+	WRITE_ONCE(ccache_alg_current, -1);
+	mutex_unlock(&ccache_alg_mutex);
 }

@@ -8,12 +8,15 @@
 
 #include <linux/module.h>
 
+/* a parameter, so the compiler cannot see that it is NULL */
+static unsigned long address;
+module_param(address, ulong, 0);
+MODULE_PARM_DESC(address, "Address to read on load (default 0: NULL)");
+
 static int __init ccache_test_oops_init(void)
 {
-	int *volatile nowhere = NULL;
-
-	pr_info("dereferencing NULL on purpose\n");
-	return *nowhere;
+	pr_info("reading address %#lx on purpose\n", address);
+	return *(int *)address;
 }
 module_init(ccache_test_oops_init);
 

@@ -63,6 +63,11 @@ mem=${mem:-256} cpus=${cpus:-1} timeout=${timeout:-120}
 [[ ${#disks[@]} -gt 0 ]] || disks=("${test_disks[@]}")
 
 guest=$("$top/tools/kernels.sh" guest "$release")
+built_for=$(modinfo -F vermagic "$module" | cut -d' ' -f1)
+if [[ $built_for != "$release" ]]; then
+	echo "boot.sh: $module is built for $built_for, not $release (make KVER=$release)" >&2
+	exit 2
+fi
 base=$("$here/initramfs.sh" "$release")
 run=$(mktemp -d "${TMPDIR:-/tmp}/ccache-vm.XXXXXX")
 trap 'rm -rf "$run"' EXIT

@@ -20,11 +20,16 @@ out=$cache/$release.cpio
 # Kernel modules every guest may need; those built into a kernel are skipped.
 modules="virtio_mmio virtio_blk ext4 xfs zsmalloc crc32c_generic
 	lzo lzo-rle lz4 lz4hc zstd deflate 842"
-# Host programs copied in with their libraries (busybox sh prefers its own
-# applets: tests call these by full path).
-programs="/usr/bin/kmod /sbin/mke2fs /sbin/mkfs.xfs"
+# Host programs copied in with their libraries, at the same paths (busybox
+# sh prefers its own applets: tests call these by full path).  Programs the
+# tests need are listed in guest-programs; those not installed are skipped.
+programs=(/usr/bin/kmod /sbin/mke2fs /sbin/mkfs.xfs)
+while read -r p _; do
+	[[ -z $p || $p == \#* || ! -x $p ]] || programs+=("$p")
+done < "$here/guest-programs"
 
-stamp=$(cat "$here/init" "$0" "$guest/vmlinux" | md5sum | cut -c1-16)
+stamp=$(cat "$here/init" "$0" "$here/guest-programs" "$guest/vmlinux" "${programs[@]}" |
+	md5sum | cut -c1-16)
 if [[ -s $out && "$(cat "$out.stamp" 2>/dev/null)" == "$stamp" ]]; then
 	echo "$out"
 	exit 0
@@ -46,7 +51,7 @@ add_program() {
 		cp -Ln "$lib" "$root$lib"
 	done
 }
-for p in $programs; do
+for p in "${programs[@]}"; do
 	add_program "$p"
 done
 for tool in modprobe insmod rmmod lsmod depmod modinfo; do

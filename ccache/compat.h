@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Differences between the kernels ccache supports (Debian 6.1, 6.12, 7.x),
+ * in one place.  Features are detected from the kernel's own headers at
+ * build time (see Kbuild) rather than guessed from version numbers:
+ *
+ *   CCACHE_HAVE_ZS_OBJ_API     zs_obj_read_begin()/zs_obj_write() replace
+ *                              zs_map_object()/zs_unmap_object()
+ *   CCACHE_HAVE_ZS_MALLOC_NID  zs_malloc() takes a NUMA node
+ *   CCACHE_HAVE_SHRINKER_ALLOC shrinker_alloc()/shrinker_register() replace
+ *                              register_shrinker()
+ *   CCACHE_HAVE_FTRACE_REGS_SET_IP  ftrace_regs_set_instruction_pointer()
+ *                              replaces ftrace_instruction_pointer_set()
+ */
+#ifndef _CCACHE_COMPAT_H
+#define _CCACHE_COMPAT_H
+
+#include <linux/ftrace.h>
+#include <linux/numa.h>
+#include <linux/shrinker.h>
+#include <linux/string.h>
+#include <linux/zsmalloc.h>
+
+static inline unsigned long ccache_zs_malloc(struct zs_pool *pool, size_t size,
+					     gfp_t gfp)
+{
+#ifdef CCACHE_HAVE_ZS_MALLOC_NID
+	return zs_malloc(pool, size, gfp, NUMA_NO_NODE);
+#else
+	return zs_malloc(pool, size, gfp);
+#endif
+}
+
+/* Copy @len bytes into the object @handle. */
+static inline void ccache_zs_write(struct zs_pool *pool, unsigned long handle,
+				   const void *src, size_t len)
+{
+#ifdef CCACHE_HAVE_ZS_OBJ_API
+	zs_obj_write(pool, handle, (void *)src, len);
+#else
+	void *dst = zs_map_object(pool, handle, ZS_MM_WO);
+
+	memcpy(dst, src, len);
+	zs_unmap_object(pool, handle);
+#endif
+}
+
+/* Copy @len bytes of the object @handle out to @dst. */
+static inline void ccache_zs_read(struct zs_pool *pool, unsigned long handle,
+				  void *dst, size_t len)
+{
+#ifdef CCACHE_HAVE_ZS_OBJ_API
+	void *src = zs_obj_read_begin(pool, handle, len, dst);
+
+	if (src != dst)
+		memcpy(dst, src, len);
+	zs_obj_read_end(pool, handle, len, src);
+#else
+	void *src = zs_map_object(pool, handle, ZS_MM_RO);
+
+	memcpy(dst, src, len);
+	zs_unmap_object(pool, handle);
+#endif
+}
+
+/*
+ * A shrinker: 6.7 and later allocate it; before, it is embedded.  Either
+ * way the caller sees one pointer from ccache_shrinker_create().
+ */
+#ifdef CCACHE_HAVE_SHRINKER_ALLOC
+static inline struct shrinker *
+ccache_shrinker_create(unsigned long (*count)(struct shrinker *,
+					      struct shrink_control *),
+		       unsigned long (*scan)(struct shrinker *,
+					     struct shrink_control *),
+		       int seeks, const char *name)
+{
+	struct shrinker *s = shrinker_alloc(0, "%s", name);
+
+	if (!s)
+		return NULL;
+	s->count_objects = count;
+	s->scan_objects = scan;
+	s->seeks = seeks;
+	shrinker_register(s);
+	return s;
+}
+
+static inline void ccache_shrinker_destroy(struct shrinker *s)
+{
+	shrinker_free(s);
+}
+#else
+static inline struct shrinker *
+ccache_shrinker_create(unsigned long (*count)(struct shrinker *,
+					      struct shrink_control *),
+		       unsigned long (*scan)(struct shrinker *,
+					     struct shrink_control *),
+		       int seeks, const char *name)
+{
+	static struct shrinker s;
+
+	s.count_objects = count;
+	s.scan_objects = scan;
+	s.seeks = seeks;
+	return register_shrinker(&s, "%s", name) ? NULL : &s;
+}
+
+static inline void ccache_shrinker_destroy(struct shrinker *s)
+{
+	unregister_shrinker(s);
+}
+#endif
+
+/* Make an ftrace callback's traced function return into @ip instead. */
+static __always_inline void ccache_ftrace_set_ip(struct ftrace_regs *fregs,
+						 unsigned long ip)
+{
+#ifdef CCACHE_HAVE_FTRACE_REGS_SET_IP
+	ftrace_regs_set_instruction_pointer(fregs, ip);
+#else
+	ftrace_instruction_pointer_set(fregs, ip);
+#endif
+}
+
+#endif /* _CCACHE_COMPAT_H */

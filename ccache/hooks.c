@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * H3 and H4: the kernel functions that change or tear down file data, and
+ * what ccache does at their entry (ftrace, which never misses) and at their
+ * return (a kretprobe, which can miss when out of instances).
+ *
+ *   truncate_inode_pages_range()    truncate, hole punch, zero/collapse/insert
+ *                                   range, reflink: erase the range at entry
+ *                                   and return, no capture or hit between
+ *   invalidate_inode_pages2_range() direct I/O writes: the same, and poison
+ *                                   the file (its post-write invalidation is
+ *                                   skipped when no page is cached)
+ *   truncate_inode_pages_final()    inode eviction: a deleted file's entries
+ *                                   go; a live file's stay (keys survive the
+ *                                   inode), unless it was poisoned
+ *   drop_pagecache_sb()             drop_caches: empty that filesystem
+ *   generic_shutdown_super()        unmount: empty it at entry and return
+ *
+ * A missed return probe must never leave stale data: the file stays marked
+ * "invalidation in flight" (no capture, no hit) until its inode is evicted,
+ * and serve.c drops the whole store when it sees a new miss count.
+ *
+ * This file also finds kernel functions by name (ccache_symbol_address()).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fs.h>
+#include <linux/ftrace.h>
+#include <linux/kprobes.h>
+#include <linux/pagemap.h>
+#include <linux/ptrace.h>
+#include <linux/uaccess.h>
+
+#include "ccache.h"
+#include "store.h"
+
+/* The x86-64 ENDBR64 instruction, f3 0f 1e fa, read as a little-endian u32. */
+#define CCACHE_ENDBR64 0xfa1e0ff3U
+
+/**
+ * ccache_symbol_address() - address of a kernel function, static ones too
+ * @name: the function's name
+ *
+ * kallsyms_lookup_name() is not exported; a kprobe resolves the name for
+ * us.  On kernels with IBT the kprobe address is past the ENDBR64 that
+ * starts the function: step back over it so the result can be called.
+ *
+ * Context: process context.
+ * Return: the function's address, or NULL when it is not found or cannot
+ * be probed.
+ */
+void *ccache_symbol_address(const char *name)
+{
+	struct kprobe kp = { .symbol_name = name };
+	u32 insn;
+	u8 *addr;
+
+	if (register_kprobe(&kp))
+		return NULL;
+	addr = (u8 *)kp.addr;
+	unregister_kprobe(&kp);
+	if (!copy_from_kernel_nofault(&insn, addr - sizeof(insn), sizeof(insn)) &&
+	    insn == CCACHE_ENDBR64)
+		addr -= sizeof(insn);
+	return addr;
+}
+
+/* What a hook learns from its function's arguments, kept until it returns. */
+struct ccache_inval {
+	struct ccache_key key;
+	pgoff_t first, last;
+	bool deleted;		/* truncate_inode_pages_final(): nlink is 0 */
+	bool active;		/* the return handler has work to do */
+};
+
+struct ccache_hook {
+	const char *symbol;
+	/* read the arguments; false when the call is none of ccache's business */
+	bool (*args)(struct pt_regs *regs, struct ccache_inval *inv);
+	void (*begin)(struct ccache_inval *inv);	/* at entry */
+	void (*end)(struct ccache_inval *inv);	/* at return, or NULL */
+	struct ftrace_ops ops;
+	struct kretprobe rp;
+	bool ops_registered, rp_registered;
+};
+
+static bool ccache_regular(struct address_space *mapping)
+{
+	return mapping && mapping->host && S_ISREG(mapping->host->i_mode);
+}
+
+/* Fill @inv for an invalidation of @mapping's pages @first..@last. */
+static bool ccache_inval_of(struct address_space *mapping, pgoff_t first,
+			    pgoff_t last, struct ccache_inval *inv)
+{
+	/* an exiting mapping is inode eviction: truncate_inode_pages_final() */
+	if (!ccache_regular(mapping) || mapping_exiting(mapping))
+		return false;
+	ccache_key_of(mapping->host, &inv->key);
+	inv->first = first;
+	inv->last = last;
+	return true;
+}
+
+/* truncate_inode_pages_range(mapping, lstart, lend): bytes, lend inclusive */
+static bool ccache_truncate_args(struct pt_regs *regs, struct ccache_inval *inv)
+{
+	loff_t lstart = regs_get_kernel_argument(regs, 1);
+	loff_t lend = regs_get_kernel_argument(regs, 2);
+
+	return ccache_inval_of((void *)regs_get_kernel_argument(regs, 0),
+			       lstart >> PAGE_SHIFT,
+			       lend < 0 ? ULONG_MAX : lend >> PAGE_SHIFT, inv);
+}
+
+/* invalidate_inode_pages2_range(mapping, start, end): page indices */
+static bool ccache_invalidate2_args(struct pt_regs *regs,
+				    struct ccache_inval *inv)
+{
+	return ccache_inval_of((void *)regs_get_kernel_argument(regs, 0),
+			       regs_get_kernel_argument(regs, 1),
+			       regs_get_kernel_argument(regs, 2), inv);
+}
+
+static void ccache_truncate_begin(struct ccache_inval *inv)
+{
+	ccache_invalidate_begin(&inv->key, inv->first, inv->last, false);
+}
+
+static void ccache_direct_write_begin(struct ccache_inval *inv)
+{
+	ccache_invalidate_begin(&inv->key, inv->first, inv->last, true);
+}
+
+static void ccache_inval_end(struct ccache_inval *inv)
+{
+	ccache_invalidate_end(&inv->key, inv->first, inv->last);
+}
+
+/* truncate_inode_pages_final(mapping): the inode is being evicted */
+static bool ccache_final_args(struct pt_regs *regs, struct ccache_inval *inv)
+{
+	struct address_space *mapping = (void *)regs_get_kernel_argument(regs, 0);
+
+	if (!ccache_regular(mapping))
+		return false;
+	ccache_key_of(mapping->host, &inv->key);
+	inv->deleted = !mapping->host->i_nlink;
+	return true;
+}
+
+static void ccache_final_begin(struct ccache_inval *inv)
+{
+	struct ccache_inode *ci;
+	unsigned long flags;
+	bool drop = inv->deleted;
+
+	if (!drop) {
+		/* a poisoned or stuck record is only cleared by eviction */
+		spin_lock_irqsave(&ccache_lock, flags);
+		ci = ccache_inode_lookup(&inv->key);
+		drop = ci && (ci->poisoned || ci->invalidating);
+		spin_unlock_irqrestore(&ccache_lock, flags);
+	}
+	if (drop)
+		ccache_drop_inode(&inv->key);
+}
+
+/* a deleted file's pages evicted while the hook ran: drop them too */
+static void ccache_final_end(struct ccache_inval *inv)
+{
+	if (inv->deleted)
+		ccache_drop_inode(&inv->key);
+}
+
+/* drop_pagecache_sb(sb, unused), generic_shutdown_super(sb) */
+static bool ccache_sb_args(struct pt_regs *regs, struct ccache_inval *inv)
+{
+	inv->key.sb = (void *)regs_get_kernel_argument(regs, 0);
+	return true;
+}
+
+static void ccache_sb_drop(struct ccache_inval *inv)
+{
+	ccache_drop_sb(inv->key.sb);
+}
+
+static struct ccache_hook ccache_hooks[] = {
+	{ "truncate_inode_pages_range", ccache_truncate_args,
+	  ccache_truncate_begin, ccache_inval_end },
+	{ "invalidate_inode_pages2_range", ccache_invalidate2_args,
+	  ccache_direct_write_begin, ccache_inval_end },
+	{ "truncate_inode_pages_final", ccache_final_args,
+	  ccache_final_begin, ccache_final_end },
+	{ "drop_pagecache_sb", ccache_sb_args, ccache_sb_drop, NULL },
+	{ "generic_shutdown_super", ccache_sb_args, ccache_sb_drop, ccache_sb_drop },
+};
+
+static void notrace ccache_hook_entry(unsigned long ip, unsigned long parent_ip,
+				      struct ftrace_ops *ops,
+				      struct ftrace_regs *fregs)
+{
+	struct ccache_hook *hook = container_of(ops, struct ccache_hook, ops);
+	struct pt_regs *regs = ftrace_get_regs(fregs);
+	struct ccache_inval inv = {};
+
+	if (regs && hook->args(regs, &inv))
+		hook->begin(&inv);
+}
+
+/*
+ * The kretprobe's own entry handler only records the arguments for the
+ * return handler: the work at entry is done by the ftrace callback above,
+ * which cannot miss.
+ */
+static int ccache_hook_rp_entry(struct kretprobe_instance *ri,
+				struct pt_regs *regs)
+{
+	struct ccache_hook *hook = container_of(get_kretprobe(ri),
+						struct ccache_hook, rp);
+	struct ccache_inval *inv = (struct ccache_inval *)ri->data;
+
+	memset(inv, 0, sizeof(*inv));
+	inv->active = hook->args(regs, inv);
+	return 0;
+}
+
+static int ccache_hook_rp_return(struct kretprobe_instance *ri,
+				 struct pt_regs *regs)
+{
+	struct ccache_hook *hook = container_of(get_kretprobe(ri),
+						struct ccache_hook, rp);
+	struct ccache_inval *inv = (struct ccache_inval *)ri->data;
+
+	if (inv->active)
+		hook->end(inv);
+	return 0;
+}
+
+/**
+ * ccache_hooks_missed() - Return: how many return probes have missed so far.
+ */
+unsigned long ccache_hooks_missed(void)
+{
+	unsigned long n = 0;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(ccache_hooks); i++)
+		n += READ_ONCE(ccache_hooks[i].rp.nmissed);
+	return n;
+}
+
+static int ccache_hook_register(struct ccache_hook *hook)
+{
+	void *addr = ccache_symbol_address(hook->symbol);
+	int err;
+
+	if (!addr) {
+		pr_err("kernel function %s not found or not probeable: this kernel cannot be supported\n",
+		       hook->symbol);
+		return -ENOENT;
+	}
+	hook->ops.func = ccache_hook_entry;
+	hook->ops.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_RECURSION;
+	err = ftrace_set_filter_ip(&hook->ops, (unsigned long)addr, 0, 0);
+	if (!err)
+		err = register_ftrace_function(&hook->ops);
+	if (err) {
+		pr_err("cannot trace %s: %d\n", hook->symbol, err);
+		ftrace_free_filter(&hook->ops);
+		return err;
+	}
+	hook->ops_registered = true;
+	if (!hook->end)
+		return 0;
+	hook->rp.kp.symbol_name = hook->symbol;
+	hook->rp.entry_handler = ccache_hook_rp_entry;
+	hook->rp.handler = ccache_hook_rp_return;
+	hook->rp.data_size = sizeof(struct ccache_inval);
+	hook->rp.maxactive = 64 * num_possible_cpus();
+	err = register_kretprobe(&hook->rp);
+	if (err) {
+		pr_err("cannot probe the return of %s: %d\n", hook->symbol, err);
+		return err;
+	}
+	hook->rp_registered = true;
+	return 0;
+}
+
+/**
+ * ccache_hooks_init() - attach to every invalidation and teardown point
+ *
+ * Return: 0, or a negative errno with the missing hook named in the log.
+ */
+int ccache_hooks_init(void)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; i < ARRAY_SIZE(ccache_hooks); i++) {
+		err = ccache_hook_register(&ccache_hooks[i]);
+		if (err) {
+			ccache_hooks_exit();
+			return err;
+		}
+	}
+	return 0;
+}
+
+/**
+ * ccache_hooks_exit() - detach; no hook runs after it returns
+ */
+void ccache_hooks_exit(void)
+{
+	struct ccache_hook *hook;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(ccache_hooks); i++) {
+		hook = &ccache_hooks[i];
+		if (hook->rp_registered)
+			unregister_kretprobe(&hook->rp);
+		if (hook->ops_registered) {
+			unregister_ftrace_function(&hook->ops);
+			ftrace_free_filter(&hook->ops);
+		}
+		hook->rp_registered = false;
+		hook->ops_registered = false;
+	}
+}

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Compressed memory: the zsmalloc pool holding compressed pages, its size
+ * limit, the LRU that makes room when the limit is reached, and the
+ * shrinker that gives memory back when the system needs it.
+ *
+ * The LRU holds stored entries oldest first, under ccache_lock.  An entry
+ * captured from a page the kernel had marked workingset (it had come back
+ * from eviction before) gets a second chance: the first time the LRU
+ * reaches it, it is moved to the tail instead of being evicted.
+ *
+ * Everything here runs in process context without ccache_lock except where
+ * a function says otherwise: zsmalloc may not be called under it.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/mm.h>
+#include <linux/shrinker.h>
+
+#include "ccache.h"
+#include "compat.h"
+#include "store.h"
+
+LIST_HEAD(ccache_lru);
+
+/*
+ * The pool yields memory to the shrinker only once the page cache's file
+ * LRU has shrunk below 1/CCACHE_SHRINK_FILE_SHARE of RAM.  Reclaim of
+ * streaming file I/O calls shrinkers in step with the very evictions that
+ * fill the pool: answering every call emptied most of the pool as fast as
+ * it filled (measured with tools/demo.sh), although evicting an
+ * uncompressed file page into the pool frees more memory than dropping a
+ * compressed one.  Once other memory has pushed the page cache that far
+ * down, reclaim finds little else to free, and the pool gives memory back
+ * like any cache.  max_pool_percent bounds it the rest of the time.
+ */
+#define CCACHE_SHRINK_FILE_SHARE 16
+
+static struct zs_pool *ccache_zpool;
+static struct shrinker *ccache_shrinker;
+
+/**
+ * ccache_pool_bytes() - Return: memory the pool takes from the system.
+ */
+unsigned long ccache_pool_bytes(void)
+{
+	return zs_get_total_pages(ccache_zpool) << PAGE_SHIFT;
+}
+
+/* The pool's limit in bytes; metadata counts against it too. */
+static unsigned long ccache_pool_limit(unsigned int percent)
+{
+	return (totalram_pages() * percent / 100) << PAGE_SHIFT;
+}
+
+static unsigned long ccache_pool_used(void)
+{
+	return ccache_pool_bytes() +
+	       ccache_stat_read(entries) * sizeof(struct ccache_entry) +
+	       ccache_stat_read(inodes) * sizeof(struct ccache_inode);
+}
+
+/**
+ * ccache_pool_max_object() - largest compressed page worth keeping
+ *
+ * Objects of zsmalloc's "huge" class take a whole page each: a page that
+ * compresses no smaller than that saves nothing.
+ *
+ * Return: the size in bytes; longer results are rejected.
+ */
+size_t ccache_pool_max_object(void)
+{
+	return zs_huge_class_size(ccache_zpool) - 1;
+}
+
+/*
+ * Evict up to @nr entries from the LRU's old end, giving second chances.
+ * Frees their memory before returning.  Return: how many were evicted.
+ */
+static unsigned long ccache_lru_evict(unsigned long nr)
+{
+	unsigned long evicted = 0, budget = 2 * nr;
+	struct ccache_inode *ci;
+	struct ccache_entry *e;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ccache_lock, flags);
+	while (evicted < nr && budget-- && !list_empty(&ccache_lru)) {
+		e = list_first_entry(&ccache_lru, struct ccache_entry, list);
+		if (e->referenced) {
+			e->referenced = 0;
+			list_move_tail(&e->list, &ccache_lru);
+			continue;
+		}
+		ci = e->ci;
+		ccache_erase_entry(e);
+		ccache_inode_tidy(ci);
+		evicted++;
+	}
+	spin_unlock_irqrestore(&ccache_lock, flags);
+	ccache_graveyard_drain();
+	return evicted;
+}
+
+/*
+ * Keep the pool within max_pool_percent: once it is reached, evict down to
+ * accept_threshold_percent of the limit, so that the pool does not evict
+ * on every store.  Return: false when no room could be made.
+ */
+static bool ccache_pool_make_room(void)
+{
+	unsigned long limit = ccache_pool_limit(ccache_param_max_pool_percent());
+	unsigned long target = limit / 100 * ccache_param_accept_threshold_percent();
+	unsigned long used = ccache_pool_used(), n;
+
+	if (used < limit)
+		return true;
+	while (used > target) {
+		/* each evicted page frees about its compressed size */
+		n = ccache_lru_evict(max_t(unsigned long,
+					   (used - target) / (PAGE_SIZE / 2), 16));
+		ccache_stat_add(lru_evictions, n);
+		if (!n)
+			return false;
+		used = ccache_pool_used();
+	}
+	return true;
+}
+
+/**
+ * ccache_pool_alloc() - store a compressed page in the pool
+ * @data: the compressed bytes
+ * @len: how many, at most ccache_pool_max_object()
+ *
+ * Makes room first when the pool is at its limit; counts the rejections.
+ *
+ * Context: process context, may sleep briefly; no ccache_lock.
+ * Return: a zsmalloc handle, or 0.
+ */
+unsigned long ccache_pool_alloc(const void *data, unsigned int len)
+{
+	unsigned long handle;
+
+	if (!ccache_pool_make_room()) {
+		ccache_stat_inc(reject_pool_limit);
+		return 0;
+	}
+	handle = ccache_zs_malloc(ccache_zpool, len,
+				  GFP_NOIO | __GFP_RETRY_MAYFAIL | __GFP_NOWARN |
+				  __GFP_NOMEMALLOC | __GFP_HIGHMEM | __GFP_MOVABLE);
+	if (IS_ERR_VALUE(handle) || !handle) {
+		ccache_stat_inc(reject_alloc_failure);
+		return 0;
+	}
+	ccache_zs_write(ccache_zpool, handle, data, len);
+	return handle;
+}
+
+/**
+ * ccache_pool_free_handle() - free a pool object
+ * @handle: from ccache_pool_alloc()
+ *
+ * Context: process context; no ccache_lock.
+ */
+void ccache_pool_free_handle(unsigned long handle)
+{
+	zs_free(ccache_zpool, handle);
+}
+
+/**
+ * ccache_pool_free() - free the pool object of a compressed entry
+ * @e: the entry, out of the store and of every list
+ */
+void ccache_pool_free(struct ccache_entry *e)
+{
+	ccache_pool_free_handle(e->handle);
+}
+
+/**
+ * ccache_pool_load() - copy a compressed entry's bytes out of the pool
+ * @e: a compressed entry that the caller owns
+ * @buf: at least e->length bytes
+ */
+void ccache_pool_load(struct ccache_entry *e, void *buf)
+{
+	ccache_zs_read(ccache_zpool, e->handle, buf, e->length);
+}
+
+/*
+ * The shrinker works in pages of memory, not in entries: an entry holds a
+ * fraction of a page, so reporting entries would make the pool shrink
+ * faster, per byte, than the page cache it extends (zswap scales its count
+ * the same way).  Entries are evicted until about nr_to_scan pages' worth
+ * of compressed data is gone.
+ */
+static unsigned long ccache_shrink_count(struct shrinker *s,
+					 struct shrink_control *sc)
+{
+	unsigned long n = ccache_stat_read(compressed_bytes) >> PAGE_SHIFT;
+	unsigned long file = global_node_page_state(NR_ACTIVE_FILE) +
+			     global_node_page_state(NR_INACTIVE_FILE);
+
+	if (!n || file > totalram_pages() / CCACHE_SHRINK_FILE_SHARE)
+		return SHRINK_EMPTY;
+	return n;
+}
+
+static unsigned long ccache_shrink_scan(struct shrinker *s,
+					struct shrink_control *sc)
+{
+	unsigned long stored = ccache_stat_read(stored_pages);
+	unsigned long bytes = ccache_stat_read(compressed_bytes);
+	unsigned long nr, n;
+
+	if (!stored || !bytes)
+		return SHRINK_STOP;
+	/* entries per page of compressed data */
+	nr = max(sc->nr_to_scan * stored / max(bytes >> PAGE_SHIFT, 1UL), 1UL);
+	n = ccache_lru_evict(nr);
+	ccache_stat_add(shrinker_frees, n);
+	return n ? max(n * bytes / stored >> PAGE_SHIFT, 1UL) : SHRINK_STOP;
+}
+
+/**
+ * ccache_pool_init() - create the pool and register the shrinker
+ *
+ * Return: 0 or a negative errno.
+ */
+int ccache_pool_init(void)
+{
+	ccache_zpool = zs_create_pool(KBUILD_MODNAME);
+	if (!ccache_zpool)
+		return -ENOMEM;
+	ccache_shrinker = ccache_shrinker_create(ccache_shrink_count,
+						 ccache_shrink_scan,
+						 DEFAULT_SEEKS, "ccache");
+	if (!ccache_shrinker) {
+		zs_destroy_pool(ccache_zpool);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
+ * ccache_pool_exit() - unregister the shrinker and destroy the empty pool
+ */
+void ccache_pool_exit(void)
+{
+	ccache_shrinker_destroy(ccache_shrinker);
+	zs_destroy_pool(ccache_zpool);
+}

@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * H2, serve: every readahead into fresh folios goes through the static
+ * function read_pages() in mm/readahead.c (read(2), sendfile/splice, mmap
+ * fault readahead, readahead(2)).  An ftrace callback with IPMODIFY
+ * redirects it to ccache_read_pages(), which fills the folios the store
+ * holds and calls the original read_pages() for each run of misses.
+ *
+ * Why this is safe: the folios handed to read_pages() were just added to the
+ * page cache, locked and not uptodate, so nobody has seen their contents;
+ * and the caller holds the mapping's invalidate_lock shared, so truncation
+ * and hole punching cannot run until they are filled.  A hit takes the
+ * entry out of the store before using it (exclusive get): a page is never
+ * both in the page cache and served again from an older copy.
+ *
+ * The call to the original goes through ftrace again; the callback sees
+ * that it comes from this module (parent_ip) and lets it through.  It must
+ * not be compiled as a tail call, or parent_ip would be the caller's.
+ *
+ * Unload: after the ftrace ops are unregistered (which waits for RCU
+ * tasks), tasks may still be inside ccache_read_pages(), asleep in the
+ * original read_pages(): ccache_serve_exit() waits for them.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/delay.h>
+#include <linux/ftrace.h>
+#include <linux/highmem.h>
+#include <linux/module.h>
+#include <linux/pagemap.h>
+#include <linux/slab.h>
+
+#include "ccache.h"
+#include "compat.h"
+#include "store.h"
+
+static void (*ccache_orig_read_pages)(struct readahead_control *rac);
+static struct ftrace_ops ccache_serve_ops;
+static atomic_t ccache_serve_inflight = ATOMIC_INIT(0);
+static unsigned long ccache_missed_seen;
+
+/* Read @nr pages from @index with the original read_pages(). */
+static noinline void ccache_read_run(struct readahead_control *rac,
+				     pgoff_t index, unsigned int nr)
+{
+	rac->_index = index;
+	rac->_nr_pages = nr;
+	rac->_batch_count = 0;
+	ccache_orig_read_pages(rac);
+	barrier();	/* no tail call: see the comment at the top */
+}
+
+/*
+ * Take the entry for @index out of the store if it can be served.
+ * Return: the entry, with a reference the caller drops, or NULL.
+ */
+static struct ccache_entry *ccache_take(const struct ccache_key *key,
+					pgoff_t index)
+{
+	struct ccache_entry *e = NULL;
+	struct ccache_inode *ci;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ccache_lock, flags);
+	ci = ccache_inode_lookup(key);
+	if (ci && !ci->poisoned && !ci->invalidating) {
+		e = xa_load(&ci->entries, index);
+		if (e && e->state != CCACHE_PENDING) {
+			kref_get(&e->ref);
+			ccache_erase_entry(e);
+			ccache_inode_tidy(ci);
+		} else {
+			e = NULL;
+		}
+	}
+	spin_unlock_irqrestore(&ccache_lock, flags);
+	return e;
+}
+
+/* Fill @folio (one page) from @e.  Return: true when its data is whole. */
+static bool ccache_fill(struct ccache_entry *e, struct folio *folio, void *buf)
+{
+	void *dst;
+	bool ok = true;
+
+	if (e->state == CCACHE_SAME_FILLED) {
+		dst = kmap_local_folio(folio, 0);
+		memset_l(dst, e->value, PAGE_SIZE / sizeof(unsigned long));
+		kunmap_local(dst);
+		return true;
+	}
+	ccache_pool_load(e, buf);
+	if (ccache_decompress(e->alg, buf, e->length, folio_page(folio, 0))) {
+		ccache_stat_inc(decompress_errors);
+		ok = false;
+	}
+	return ok;
+}
+
+/* Serve @folio from the store.  Return: true when it was filled. */
+static bool ccache_serve_folio(const struct ccache_key *key,
+			       struct folio *folio, void *buf)
+{
+	struct ccache_entry *e;
+	bool ok;
+
+	if (folio_nr_pages(folio) != 1)
+		return false;
+	e = ccache_take(key, folio->index);
+	if (!e) {
+		ccache_stat_inc(misses);
+		return false;
+	}
+	ok = ccache_fill(e, folio, buf);
+	ccache_entry_put(e);
+	if (!ok)
+		return false;
+	ccache_stat_inc(hits);
+	folio_mark_uptodate(folio);
+	folio_unlock(folio);
+	folio_put(folio);	/* the reference readahead gave read_pages() */
+	return true;
+}
+
+static void ccache_serve(struct readahead_control *rac)
+{
+	pgoff_t index = readahead_index(rac), end = index + readahead_count(rac);
+	struct inode *inode = rac->mapping->host;
+	pgoff_t run = index, i;
+	struct ccache_key key;
+	unsigned long missed;
+	struct folio *folio;
+	void *buf;
+
+	/* a lost return probe may have left stale entries: drop them all */
+	missed = ccache_hooks_missed();
+	if (unlikely(missed != READ_ONCE(ccache_missed_seen))) {
+		WRITE_ONCE(ccache_missed_seen, missed);
+		pr_warn_ratelimited("a return probe was missed: dropping all entries\n");
+		ccache_drop_all();
+	}
+	if (rac->_batch_count || index == end || !ccache_param_enabled() ||
+	    !ccache_stat_read(stored_pages) || !ccache_fs_allowed(inode)) {
+		ccache_orig_read_pages(rac);
+		return;
+	}
+	buf = kmalloc(PAGE_SIZE, GFP_NOIO | __GFP_NOWARN);
+	if (!buf) {
+		ccache_orig_read_pages(rac);
+		return;
+	}
+	ccache_key_of(inode, &key);
+	for (i = index; i < end; i += folio_nr_pages(folio)) {
+		folio = xa_load(&rac->mapping->i_pages, i);
+		if (WARN_ON_ONCE(!folio || xa_is_value(folio)))
+			break;
+		if (!ccache_serve_folio(&key, folio, buf))
+			continue;
+		if (run < i)
+			ccache_read_run(rac, run, i - run);
+		run = i + 1;
+	}
+	kfree(buf);
+	if (run < end)
+		ccache_read_run(rac, run, end - run);
+	rac->_index = end;
+	rac->_nr_pages = 0;
+	rac->_batch_count = 0;
+}
+
+/* What read_pages() callers now reach instead of it. */
+static void ccache_read_pages(struct readahead_control *rac)
+{
+	atomic_inc(&ccache_serve_inflight);
+	ccache_serve(rac);
+	atomic_dec(&ccache_serve_inflight);
+}
+
+static void notrace ccache_serve_redirect(unsigned long ip,
+					  unsigned long parent_ip,
+					  struct ftrace_ops *ops,
+					  struct ftrace_regs *fregs)
+{
+	if (!within_module(parent_ip, THIS_MODULE))
+		ccache_ftrace_set_ip(fregs, (unsigned long)ccache_read_pages);
+}
+
+/**
+ * ccache_serve_init() - start serving re-reads from the store
+ *
+ * Return: 0, or a negative errno with the reason logged.
+ */
+int ccache_serve_init(void)
+{
+	int err;
+
+	ccache_orig_read_pages = ccache_symbol_address("read_pages");
+	if (!ccache_orig_read_pages) {
+		pr_err("kernel function read_pages not found or not probeable: this kernel cannot be supported\n");
+		return -ENOENT;
+	}
+	ccache_missed_seen = ccache_hooks_missed();
+	ccache_serve_ops.func = ccache_serve_redirect;
+	ccache_serve_ops.flags = FTRACE_OPS_FL_SAVE_REGS |
+				 FTRACE_OPS_FL_RECURSION |
+				 FTRACE_OPS_FL_IPMODIFY;
+	err = ftrace_set_filter_ip(&ccache_serve_ops,
+				   (unsigned long)ccache_orig_read_pages, 0, 0);
+	if (!err)
+		err = register_ftrace_function(&ccache_serve_ops);
+	if (err) {
+		pr_err("cannot redirect read_pages: %d\n", err);
+		ftrace_free_filter(&ccache_serve_ops);
+	}
+	return err;
+}
+
+/**
+ * ccache_serve_exit() - stop serving; returns when no task is inside
+ * ccache_read_pages() any more
+ */
+void ccache_serve_exit(void)
+{
+	unregister_ftrace_function(&ccache_serve_ops);
+	ftrace_free_filter(&ccache_serve_ops);
+	while (atomic_read(&ccache_serve_inflight))
+		msleep(20);
+	/* tasks between the atomic_dec() and the return */
+	synchronize_rcu_tasks();
+}

@@ -1,0 +1,473 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The index of stored pages and its coherence rules; see store.h for the
+ * locking order, the entry lifetime and why each rule keeps data fresh.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/hash.h>
+#include <linux/hashtable.h>
+#include <linux/llist.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+
+#include "ccache.h"
+#include "store.h"
+
+DEFINE_SPINLOCK(ccache_lock);
+
+/* Per-file records, by key; under ccache_lock. */
+static DEFINE_HASHTABLE(ccache_inodes, 12);
+
+static struct kmem_cache *ccache_entry_cache;
+static struct kmem_cache *ccache_inode_cache;
+
+/*
+ * Entries whose last reference is gone.  They are freed in a worker:
+ * the last reference may be dropped with interrupts off under the page
+ * cache's locks, where zsmalloc must not be called.
+ */
+static LLIST_HEAD(ccache_graveyard);
+static void ccache_graveyard_work(struct work_struct *work);
+static DECLARE_WORK(ccache_graveyard_worker, ccache_graveyard_work);
+
+/*
+ * Staging buffers: preallocated pages the capture probe copies evicted
+ * pages into, since it may not allocate more than GFP_NOWAIT.  A stack
+ * under ccache_lock; when it is empty, captures are skipped and counted.
+ * They absorb bursts of reclaim while the compression worker catches up:
+ * 1/32 of RAM, at least 256 and at most 16384 pages.
+ */
+#define CCACHE_STAGING_MIN 256UL
+#define CCACHE_STAGING_MAX 16384UL
+static void **ccache_staging;
+static unsigned int ccache_staging_free, ccache_staging_total;
+
+static u32 ccache_key_hash(const struct ccache_key *key)
+{
+	return hash_ptr(key->sb, 32) ^ hash_long(key->ino, 32) ^ key->generation;
+}
+
+static bool ccache_key_equal(const struct ccache_key *a,
+			     const struct ccache_key *b)
+{
+	return a->sb == b->sb && a->ino == b->ino &&
+	       a->generation == b->generation;
+}
+
+/**
+ * ccache_key_of() - the store's key for a file
+ * @inode: the file's inode
+ * @key: filled in
+ */
+void ccache_key_of(struct inode *inode, struct ccache_key *key)
+{
+	key->sb = inode->i_sb;
+	key->ino = inode->i_ino;
+	key->generation = inode->i_generation;
+}
+
+/**
+ * ccache_inode_lookup() - find a file's record
+ * @key: the file
+ *
+ * Context: ccache_lock held.
+ * Return: the record, or NULL.
+ */
+struct ccache_inode *ccache_inode_lookup(const struct ccache_key *key)
+{
+	struct ccache_inode *ci;
+
+	lockdep_assert_held(&ccache_lock);
+	hash_for_each_possible(ccache_inodes, ci, hash, ccache_key_hash(key))
+		if (ccache_key_equal(&ci->key, key))
+			return ci;
+	return NULL;
+}
+
+/**
+ * ccache_inode_get_or_create() - find or make a file's record
+ * @key: the file
+ *
+ * Context: ccache_lock held; allocates with GFP_NOWAIT.
+ * Return: the record, or NULL when it could not be allocated.
+ */
+struct ccache_inode *ccache_inode_get_or_create(const struct ccache_key *key)
+{
+	struct ccache_inode *ci = ccache_inode_lookup(key);
+
+	if (ci)
+		return ci;
+	ci = kmem_cache_zalloc(ccache_inode_cache,
+			       GFP_NOWAIT | __GFP_NOWARN | __GFP_NOMEMALLOC);
+	if (!ci)
+		return NULL;
+	ci->key = *key;
+	xa_init(&ci->entries);
+	hash_add(ccache_inodes, &ci->hash, ccache_key_hash(key));
+	ccache_stat_inc(inodes);
+	return ci;
+}
+
+/**
+ * ccache_inode_tidy() - free a record that holds nothing worth remembering
+ * @ci: the record; it must not be used after this call
+ *
+ * Context: ccache_lock held.
+ */
+void ccache_inode_tidy(struct ccache_inode *ci)
+{
+	if (ci->nr_entries || ci->invalidating || ci->poisoned)
+		return;
+	hash_del(&ci->hash);
+	xa_destroy(&ci->entries);
+	kmem_cache_free(ccache_inode_cache, ci);
+	ccache_stat_dec(inodes);
+}
+
+static void ccache_entry_release(struct kref *ref)
+{
+	struct ccache_entry *e = container_of(ref, struct ccache_entry, ref);
+
+	if (llist_add(&e->free, &ccache_graveyard))
+		schedule_work(&ccache_graveyard_worker);
+}
+
+/**
+ * ccache_entry_put() - drop a reference to an entry
+ * @e: the entry
+ *
+ * Any context.  The last reference frees the entry from a worker.
+ */
+void ccache_entry_put(struct ccache_entry *e)
+{
+	kref_put(&e->ref, ccache_entry_release);
+}
+
+/**
+ * ccache_graveyard_drain() - free the entries whose last reference is gone
+ *
+ * Called by the graveyard worker, and directly by whoever evicts entries
+ * to free memory now.
+ *
+ * Context: process context, no ccache_lock.
+ */
+void ccache_graveyard_drain(void)
+{
+	struct llist_node *node = llist_del_all(&ccache_graveyard), *next;
+	struct ccache_entry *e;
+
+	for (; node; node = next) {
+		next = node->next;
+		e = container_of(node, struct ccache_entry, free);
+		if (e->state == CCACHE_PENDING)
+			ccache_staging_put(e->staging);
+		else if (e->state == CCACHE_COMPRESSED)
+			ccache_pool_free(e);
+		kmem_cache_free(ccache_entry_cache, e);
+		ccache_stat_dec(entries);
+	}
+}
+
+static void ccache_graveyard_work(struct work_struct *work)
+{
+	ccache_graveyard_drain();
+}
+
+/**
+ * ccache_entry_alloc() - a new pending entry holding a staging buffer
+ * @staging: the raw copy of the page
+ *
+ * Context: any; allocates with GFP_NOWAIT.
+ * Return: the entry with one reference, or NULL.
+ */
+struct ccache_entry *ccache_entry_alloc(void *staging)
+{
+	struct ccache_entry *e;
+
+	e = kmem_cache_zalloc(ccache_entry_cache,
+			      GFP_NOWAIT | __GFP_NOWARN | __GFP_NOMEMALLOC);
+	if (!e)
+		return NULL;
+	kref_init(&e->ref);
+	INIT_LIST_HEAD(&e->list);
+	e->state = CCACHE_PENDING;
+	e->staging = staging;
+	ccache_stat_inc(entries);
+	return e;
+}
+
+/**
+ * ccache_erase_entry() - take an entry out of the store
+ * @e: an entry still in the store (e->ci set)
+ *
+ * Removes @e from its file's index and from the pending list or the LRU,
+ * and drops the store's reference.  The file's record stays; callers end
+ * with ccache_inode_tidy().
+ *
+ * Context: ccache_lock held.
+ */
+void ccache_erase_entry(struct ccache_entry *e)
+{
+	struct ccache_inode *ci = e->ci;
+
+	lockdep_assert_held(&ccache_lock);
+	xa_erase(&ci->entries, e->index);
+	list_del_init(&e->list);
+	if (e->state != CCACHE_PENDING) {
+		ccache_stat_dec(stored_pages);
+		ccache_stat_sub(compressed_bytes, e->length);
+		if (e->state == CCACHE_SAME_FILLED)
+			ccache_stat_dec(same_filled_pages);
+	}
+	e->ci = NULL;
+	ci->nr_entries--;
+	ccache_entry_put(e);
+}
+
+/**
+ * ccache_erase_range() - erase a file's entries for pages @first to @last
+ * @ci: the file's record
+ * @first: first page index
+ * @last: last page index, inclusive
+ *
+ * Context: ccache_lock held.
+ * Return: how many entries were erased.
+ */
+unsigned long ccache_erase_range(struct ccache_inode *ci, pgoff_t first,
+				 pgoff_t last)
+{
+	struct ccache_entry *e;
+	unsigned long index, n = 0;
+
+	lockdep_assert_held(&ccache_lock);
+	xa_for_each_range(&ci->entries, index, e, first, last) {
+		ccache_erase_entry(e);
+		n++;
+	}
+	return n;
+}
+
+/* Erase every entry of @ci and forget its state. */
+static void ccache_inode_drop_locked(struct ccache_inode *ci)
+{
+	ci->poisoned = false;
+	ci->invalidating = 0;
+	ccache_erase_range(ci, 0, ULONG_MAX);
+	ccache_inode_tidy(ci);
+}
+
+/**
+ * ccache_invalidate_begin() - the file is about to change in @first..@last
+ * @key: the file
+ * @first: first page index
+ * @last: last page index, inclusive
+ * @poison: never cache this file again (direct I/O write)
+ *
+ * Bumps the epoch, marks an invalidation in flight (captures and hits of
+ * the file stop until ccache_invalidate_end()) and erases the range.  If
+ * the record cannot be allocated, everything is dropped instead.
+ *
+ * Context: any; takes ccache_lock.
+ */
+void ccache_invalidate_begin(const struct ccache_key *key, pgoff_t first,
+			     pgoff_t last, bool poison)
+{
+	struct ccache_inode *ci;
+	unsigned long flags;
+	bool failed = false;
+
+	spin_lock_irqsave(&ccache_lock, flags);
+	ci = ccache_inode_get_or_create(key);
+	if (ci) {
+		ci->epoch++;
+		ci->invalidating++;
+		ci->poisoned |= poison;
+		ccache_stat_add(invalidations, ccache_erase_range(ci, first, last));
+	} else {
+		failed = true;
+	}
+	spin_unlock_irqrestore(&ccache_lock, flags);
+	if (failed) {
+		pr_warn_ratelimited("no memory to track an invalidation: dropping all entries\n");
+		ccache_drop_all();
+	}
+}
+
+/**
+ * ccache_invalidate_end() - the change announced by ccache_invalidate_begin() is done
+ * @key: the file
+ * @first: first page index
+ * @last: last page index, inclusive
+ *
+ * Erases the range again (pages evicted while the change ran may have been
+ * captured), bumps the epoch and ends the in-flight mark.
+ *
+ * Context: any; takes ccache_lock.
+ */
+void ccache_invalidate_end(const struct ccache_key *key, pgoff_t first,
+			   pgoff_t last)
+{
+	struct ccache_inode *ci;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ccache_lock, flags);
+	ci = ccache_inode_lookup(key);
+	if (ci) {
+		ci->epoch++;
+		if (ci->invalidating)
+			ci->invalidating--;
+		ccache_stat_add(invalidations, ccache_erase_range(ci, first, last));
+		ccache_inode_tidy(ci);
+	}
+	spin_unlock_irqrestore(&ccache_lock, flags);
+}
+
+/**
+ * ccache_drop_inode() - forget everything about one file
+ * @key: the file
+ *
+ * Context: any; takes ccache_lock.
+ */
+void ccache_drop_inode(const struct ccache_key *key)
+{
+	struct ccache_inode *ci;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ccache_lock, flags);
+	ci = ccache_inode_lookup(key);
+	if (ci)
+		ccache_inode_drop_locked(ci);
+	spin_unlock_irqrestore(&ccache_lock, flags);
+}
+
+/* Drop the records of one superblock, or of all when @sb is NULL. */
+static void ccache_drop_matching(struct super_block *sb)
+{
+	struct ccache_inode *ci;
+	struct hlist_node *tmp;
+	unsigned long flags;
+	int bkt;
+
+	spin_lock_irqsave(&ccache_lock, flags);
+	hash_for_each_safe(ccache_inodes, bkt, tmp, ci, hash)
+		if (!sb || ci->key.sb == sb)
+			ccache_inode_drop_locked(ci);
+	spin_unlock_irqrestore(&ccache_lock, flags);
+}
+
+/**
+ * ccache_drop_sb() - forget everything about one filesystem
+ * @sb: its superblock (unmount, drop_caches)
+ *
+ * Context: any; takes ccache_lock.
+ */
+void ccache_drop_sb(struct super_block *sb)
+{
+	ccache_drop_matching(sb);
+}
+
+/**
+ * ccache_drop_all() - empty the store
+ *
+ * Context: any; takes ccache_lock.
+ */
+void ccache_drop_all(void)
+{
+	ccache_drop_matching(NULL);
+}
+
+/**
+ * ccache_staging_get() - take a free staging buffer
+ *
+ * Context: ccache_lock held.
+ * Return: a PAGE_SIZE buffer, or NULL when all are in use.
+ */
+void *ccache_staging_get(void)
+{
+	lockdep_assert_held(&ccache_lock);
+	return ccache_staging_free ? ccache_staging[--ccache_staging_free] : NULL;
+}
+
+/**
+ * __ccache_staging_put() - return a staging buffer
+ * @buf: a buffer from ccache_staging_get()
+ *
+ * Context: ccache_lock held.
+ */
+void __ccache_staging_put(void *buf)
+{
+	lockdep_assert_held(&ccache_lock);
+	ccache_staging[ccache_staging_free++] = buf;
+}
+
+/**
+ * ccache_staging_put() - return a staging buffer
+ * @buf: a buffer from ccache_staging_get()
+ *
+ * Context: any; takes ccache_lock.
+ */
+void ccache_staging_put(void *buf)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ccache_lock, flags);
+	__ccache_staging_put(buf);
+	spin_unlock_irqrestore(&ccache_lock, flags);
+}
+
+/**
+ * ccache_staging_bytes() - Return: memory held by staging buffers.
+ */
+unsigned long ccache_staging_bytes(void)
+{
+	return (unsigned long)ccache_staging_total * PAGE_SIZE;
+}
+
+/**
+ * ccache_store_init() - allocate the caches and the staging buffers
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int ccache_store_init(void)
+{
+	unsigned int i;
+
+	ccache_entry_cache = KMEM_CACHE(ccache_entry, 0);
+	ccache_inode_cache = KMEM_CACHE(ccache_inode, 0);
+	ccache_staging_total = clamp(totalram_pages() / 32, CCACHE_STAGING_MIN,
+				     CCACHE_STAGING_MAX);
+	ccache_staging = kcalloc(ccache_staging_total, sizeof(void *),
+				 GFP_KERNEL);
+	if (!ccache_entry_cache || !ccache_inode_cache || !ccache_staging)
+		goto fail;
+	for (i = 0; i < ccache_staging_total; i++) {
+		ccache_staging[i] = (void *)__get_free_page(GFP_KERNEL);
+		if (!ccache_staging[i])
+			goto fail;
+		ccache_staging_free++;
+	}
+	return 0;
+fail:
+	ccache_store_exit();
+	return -ENOMEM;
+}
+
+/**
+ * ccache_store_exit() - free everything; the store must be empty of users
+ *
+ * Context: no hook may run any more and no worker may be queued.
+ */
+void ccache_store_exit(void)
+{
+	ccache_drop_all();
+	flush_work(&ccache_graveyard_worker);
+	ccache_graveyard_drain();
+	while (ccache_staging && ccache_staging_free)
+		free_page((unsigned long)ccache_staging[--ccache_staging_free]);
+	kfree(ccache_staging);
+	ccache_staging = NULL;
+	kmem_cache_destroy(ccache_entry_cache);
+	kmem_cache_destroy(ccache_inode_cache);
+}

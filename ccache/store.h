@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The store: compressed copies of evicted page-cache pages, indexed by
+ * (superblock, inode number, inode generation, page index).
+ *
+ * Keys do not use struct inode pointers: an inode whose pages were evicted
+ * is soon evicted from the inode cache too, and its pages must outlive it.
+ * The generation changes when an inode number is reused, so a new file
+ * never matches an old file's entries; deletion and unmount also drop them
+ * explicitly (hooks.c).
+ *
+ * Locking.  One IRQ-safe spinlock, ccache_lock, protects the inode hash,
+ * each inode's entry xarray and its epoch and flags, the pending list, the
+ * LRU and the staging buffers.  The capture probe runs under the page
+ * cache's own locks with interrupts off, so the order is:
+ *
+ *   inode->i_lock
+ *     mapping->i_pages (xa_lock_irq)      taken by the kernel, not by us
+ *       ccache_lock                       always spin_lock_irqsave()
+ *         ccache_inode->entries' xa_lock  taken inside the xa_*() calls
+ *
+ * Nothing that may sleep or that takes a lock not written above runs under
+ * ccache_lock: no zsmalloc, no crypto, no allocation beyond GFP_NOWAIT.
+ *
+ * Entry lifetime.  An entry holds one reference for being in the store (in
+ * its inode's xarray and on the pending list or the LRU); whoever works on
+ * it outside the lock (the compression worker, a reader being served)
+ * holds another.  Erasing an entry removes it from the xarray and the
+ * lists and drops the store's reference; the last reference frees it in a
+ * worker, because freeing may call zsmalloc.
+ *
+ * Coherence.  Every capture first erases any entry at its indices, so a
+ * page's newer copy always replaces an older one.  An invalidation
+ * (truncate, hole punch, direct I/O write, ...) bumps the inode's epoch and
+ * erases the range at its start and again at its end, and while one is in
+ * flight the inode neither captures nor serves.  The compression worker
+ * publishes a result only if the xarray slot still holds the very entry it
+ * compressed and the inode's epoch is the one captured; otherwise it drops
+ * the result.  Any failure ends in dropping an entry, never in keeping one.
+ */
+#ifndef _CCACHE_STORE_H
+#define _CCACHE_STORE_H
+
+#include <linux/fs.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/llist.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/xarray.h>
+
+extern spinlock_t ccache_lock;
+
+/* Identity of a file: what survives the eviction of its struct inode. */
+struct ccache_key {
+	struct super_block *sb;
+	unsigned long ino;
+	u32 generation;
+};
+
+/* Per-file state, created on the first capture; all fields under ccache_lock. */
+struct ccache_inode {
+	struct hlist_node hash;		/* in ccache_inodes */
+	struct ccache_key key;
+	struct xarray entries;		/* page index -> struct ccache_entry */
+	unsigned long nr_entries;
+	unsigned long epoch;		/* bumped by every invalidation */
+	unsigned int invalidating;	/* invalidations in flight */
+	bool poisoned;			/* direct I/O written: never cache again */
+};
+
+enum ccache_entry_state {
+	CCACHE_PENDING,		/* raw copy in a staging buffer, not yet compressed */
+	CCACHE_COMPRESSED,	/* compressed object in the pool */
+	CCACHE_SAME_FILLED,	/* page of one repeated word, kept as that word */
+};
+
+/* One page of one file.  Meant to stay within 64 bytes. */
+struct ccache_entry {
+	struct kref ref;
+	u8 state;		/* enum ccache_entry_state */
+	u8 referenced;		/* LRU second chance */
+	u8 alg;			/* compressor id (crypto/acomp.c) */
+	u16 length;		/* compressed length */
+	union {
+		struct list_head list;	/* pending list or LRU, under ccache_lock */
+		struct llist_node free;	/* after the last reference: to be freed */
+	};
+	struct ccache_inode *ci;
+	pgoff_t index;
+	unsigned long epoch;	/* ci->epoch at capture */
+	union {
+		void *staging;		/* CCACHE_PENDING */
+		unsigned long handle;	/* CCACHE_COMPRESSED: zsmalloc handle */
+		unsigned long value;	/* CCACHE_SAME_FILLED */
+	};
+};
+
+/* store.c */
+int ccache_store_init(void);
+void ccache_store_exit(void);
+void ccache_key_of(struct inode *inode, struct ccache_key *key);
+struct ccache_inode *ccache_inode_lookup(const struct ccache_key *key);
+struct ccache_inode *ccache_inode_get_or_create(const struct ccache_key *key);
+void ccache_inode_tidy(struct ccache_inode *ci);
+struct ccache_entry *ccache_entry_alloc(void *staging);
+unsigned long ccache_erase_range(struct ccache_inode *ci, pgoff_t first,
+				 pgoff_t last);
+void ccache_erase_entry(struct ccache_entry *e);
+void ccache_entry_put(struct ccache_entry *e);
+void ccache_invalidate_begin(const struct ccache_key *key, pgoff_t first,
+			     pgoff_t last, bool poison);
+void ccache_invalidate_end(const struct ccache_key *key, pgoff_t first,
+			   pgoff_t last);
+void ccache_drop_inode(const struct ccache_key *key);
+void ccache_drop_sb(struct super_block *sb);
+void ccache_drop_all(void);
+void *ccache_staging_get(void);
+void __ccache_staging_put(void *buf);
+void ccache_staging_put(void *buf);
+void ccache_graveyard_drain(void);
+unsigned long ccache_staging_bytes(void);
+
+/* pool.c */
+extern struct list_head ccache_lru;
+int ccache_pool_init(void);
+void ccache_pool_exit(void);
+unsigned long ccache_pool_alloc(const void *data, unsigned int len);
+void ccache_pool_free_handle(unsigned long handle);
+void ccache_pool_free(struct ccache_entry *e);
+void ccache_pool_load(struct ccache_entry *e, void *buf);
+size_t ccache_pool_max_object(void);
+unsigned long ccache_pool_bytes(void);
+
+/* capture.c */
+int ccache_capture_init(void);
+void ccache_capture_exit(void);
+bool ccache_fs_allowed(struct inode *inode);
+
+/* serve.c */
+int ccache_serve_init(void);
+void ccache_serve_exit(void);
+
+/* hooks.c */
+int ccache_hooks_init(void);
+void ccache_hooks_exit(void);
+void *ccache_symbol_address(const char *name);
+unsigned long ccache_hooks_missed(void);
+
+#endif /* _CCACHE_STORE_H */

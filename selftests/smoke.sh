@@ -1,0 +1,36 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The whole path once, quickly: pages evicted by memory pressure are
+# captured and compressed, re-reads are served from ccache, and every byte
+# read back matches.  The thorough tests are serve_*.sh and coherence_*.sh.
+# VM: mem=256 disk=ext4:1G timeout=240
+. ./lib/tap.sh
+
+S=/sys/kernel/mm/ccache
+stat() {
+	cat "$S/$1"
+}
+check "modprobe ccache" /sbin/modprobe ccache max_pool_percent=60
+cd /mnt/d0 || exit 1
+i=0
+while [ $i -lt 24 ]; do
+	yes "file $i line of text that compresses well, $i $i $i" | head -c 4194304 > f$i
+	i=$((i + 1))
+done
+dd if=/dev/urandom of=big bs=1M count=320 2>/dev/null
+sync
+echo 3 > /proc/sys/vm/drop_caches
+md5sum f* > /tmp/sums
+cat big > /dev/null
+check "pages were captured" test "$(stat captures)" -gt 0
+check "pages are stored" test "$(stat stored_pages)" -gt 0
+echo "# captures $(stat captures) stored $(stat stored_pages) ratio $(stat compression_ratio_permille)"
+check "re-read matches" md5sum -c /tmp/sums
+check "re-reads were served by ccache" test "$(stat hits)" -gt 0
+for f in "$S"/*; do
+	echo "# ${f##*/} $(cat "$f")"
+done
+cd /
+check "unmount" umount /mnt/d0
+check "rmmod" /sbin/rmmod ccache
+tap_done
