@@ -103,28 +103,48 @@ static unsigned long ccache_lru_evict(unsigned long nr)
 }
 
 /*
- * Keep the pool within max_pool_percent: once it is reached, evict down to
- * accept_threshold_percent of the limit, so that the pool does not evict
- * on every store.  Return: false when no room could be made.
+ * Admission when the pool is full, zswap-style: once the pool reaches
+ * max_pool_percent it is "full" and new pages are rejected until it has
+ * fallen below accept_threshold_percent of the limit again (hits take
+ * entries out, and so do invalidations and the shrinker).  Rejecting the
+ * new rather than evicting the old keeps a sequential re-read of a set
+ * larger than the cache from missing every page, as plain LRU would: the
+ * pages evicted first are the ones read again first.  So that a full pool
+ * still turns over for a changing working set, one entry is evicted from
+ * the LRU for every CCACHE_FULL_TURNOVER pages rejected.
+ *
+ * The state is only used by the compression worker, which runs one
+ * instance at a time.
  */
-static bool ccache_pool_make_room(void)
+#define CCACHE_FULL_TURNOVER 8
+static bool ccache_pool_full;
+static unsigned int ccache_pool_rejected;
+
+/* Return: false when the pool has no room for another page now. */
+static bool ccache_pool_admit(void)
 {
 	unsigned long limit = ccache_pool_limit(ccache_param_max_pool_percent());
-	unsigned long target = limit / 100 * ccache_param_accept_threshold_percent();
-	unsigned long used = ccache_pool_used(), n;
+	unsigned long used = ccache_pool_used();
+	unsigned long n;
 
-	if (used < limit)
+	if (ccache_pool_full &&
+	    used < limit / 100 * ccache_param_accept_threshold_percent())
+		ccache_pool_full = false;
+	if (!ccache_pool_full && used < limit)
 		return true;
-	while (used > target) {
-		/* each evicted page frees about its compressed size */
+	ccache_pool_full = true;
+	/* a lowered limit: give back what is over it now */
+	while (used > limit) {
 		n = ccache_lru_evict(max_t(unsigned long,
-					   (used - target) / (PAGE_SIZE / 2), 16));
+					   (used - limit) >> PAGE_SHIFT, 16));
 		ccache_stat_add(lru_evictions, n);
 		if (!n)
-			return false;
+			break;
 		used = ccache_pool_used();
 	}
-	return true;
+	if (++ccache_pool_rejected % CCACHE_FULL_TURNOVER == 0)
+		ccache_stat_add(lru_evictions, ccache_lru_evict(1));
+	return false;
 }
 
 /**
@@ -132,7 +152,7 @@ static bool ccache_pool_make_room(void)
  * @data: the compressed bytes
  * @len: how many, at most ccache_pool_max_object()
  *
- * Makes room first when the pool is at its limit; counts the rejections.
+ * Follows the admission policy above; counts the rejections.
  *
  * Context: process context, may sleep briefly; no ccache_lock.
  * Return: a zsmalloc handle, or 0.
@@ -141,7 +161,7 @@ unsigned long ccache_pool_alloc(const void *data, unsigned int len)
 {
 	unsigned long handle;
 
-	if (!ccache_pool_make_room()) {
+	if (!ccache_pool_admit()) {
 		ccache_stat_inc(reject_pool_limit);
 		return 0;
 	}
