@@ -46,11 +46,13 @@ ifneq ($(KDIR),)
 else
 	@test -n "$(KVER)" || { echo "No kernel headers found: run $(SETUP) or pass KVER= / KDIR="; exit 1; }
 	@echo "Building ccache.ko for $(KVER)"
+	@rm -f ccache.ko	# a 7.x build copies its .ko in: never keep another kernel's
 	@$(KERNELS) kbuild $(KVER) $(SRC) modules
 endif
 
 # test-only modules loaded by some selftests
 test-modules:
+	@rm -f selftests/modules/*.ko
 	@$(KERNELS) kbuild $(KVER) $(SRC)/selftests/modules modules
 
 # test-only programs run in guests (static binaries)

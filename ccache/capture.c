@@ -17,7 +17,8 @@
  *     fadvise(DONTNEED) also free pages with a zero count, and users
  *     expect those to really drop;
  *   - it is uptodate, clean, not under writeback, not hardware-poisoned,
- *     a single page (large folios are not cached yet);
+ *     and at most CCACHE_MAX_FOLIO_PAGES pages (each page of a large
+ *     folio becomes an entry of its own);
  *   - it belongs to a regular file on an allowed, active filesystem, that
  *     is not DAX, fs-verity or encrypted (serving would bypass their
  *     checks), whose mapping is not being torn down;
@@ -83,26 +84,25 @@ static bool ccache_is_reclaim(struct folio *folio)
 	return folio_ref_count(folio) == 0 && (current->flags & PF_MEMALLOC);
 }
 
-/* Is the page's content exactly what the file holds on disk? */
-static bool ccache_page_capturable(struct folio *folio)
+/* Is the folio's content exactly what the file holds on disk? */
+static bool ccache_folio_capturable(struct folio *folio)
 {
 	return folio_test_uptodate(folio) && !folio_test_dirty(folio) &&
 	       !folio_test_writeback(folio) && !folio_test_hwpoison(folio) &&
-	       folio_nr_pages(folio) == 1 && !mapping_exiting(folio->mapping);
+	       folio_nr_pages(folio) <= CCACHE_MAX_FOLIO_PAGES &&
+	       !mapping_exiting(folio->mapping);
 }
 
 /*
- * Capture @folio into @ci.  Return: the rejection counter to bump, or
- * NULL when the page was captured.
+ * Capture page @i of @folio into @ci.  Return: the rejection counter to
+ * bump, or NULL when the page was captured.
  */
-static atomic_long_t *ccache_capture_locked(struct ccache_inode *ci,
-					    struct folio *folio)
+static atomic_long_t *ccache_capture_page(struct ccache_inode *ci,
+					  struct folio *folio, unsigned int i)
 {
 	struct ccache_entry *e;
 	void *buf, *src;
 
-	if (ci->poisoned || ci->invalidating)
-		return &ccache_stats.reject_policy;
 	buf = ccache_staging_get();
 	if (!buf)
 		return &ccache_stats.reject_staging_full;
@@ -111,12 +111,12 @@ static atomic_long_t *ccache_capture_locked(struct ccache_inode *ci,
 		__ccache_staging_put(buf);
 		return &ccache_stats.reject_alloc_failure;
 	}
-	src = kmap_local_folio(folio, 0);
+	src = kmap_local_folio(folio, i * PAGE_SIZE);
 	memcpy(buf, src, PAGE_SIZE);
 	kunmap_local(src);
 
 	e->ci = ci;
-	e->index = folio->index;
+	e->index = folio->index + i;
 	e->epoch = ci->epoch;
 	e->referenced = folio_test_workingset(folio);
 	if (xa_err(xa_store(&ci->entries, e->index, e,
@@ -127,12 +127,14 @@ static atomic_long_t *ccache_capture_locked(struct ccache_inode *ci,
 	}
 	ci->nr_entries++;
 	list_add_tail(&e->list, &ccache_pending);
+	ccache_stat_inc(captures);
 	return NULL;
 }
 
 static void ccache_capture_probe(void *data, struct folio *folio)
 {
 	struct address_space *mapping = folio->mapping;
+	unsigned int captured = 0, nr = folio_nr_pages(folio);
 	atomic_long_t *reject = NULL;
 	struct ccache_inode *ci;
 	struct ccache_key key;
@@ -142,9 +144,9 @@ static void ccache_capture_probe(void *data, struct folio *folio)
 	if (!mapping || !mapping->host || !S_ISREG(mapping->host->i_mode))
 		return;
 	capture = ccache_is_reclaim(folio) && ccache_param_enabled();
-	if (capture && !(ccache_page_capturable(folio) &&
+	if (capture && !(ccache_folio_capturable(folio) &&
 			 ccache_fs_allowed(mapping->host))) {
-		ccache_stat_inc(reject_policy);
+		ccache_stat_add(reject_policy, nr);
 		capture = false;
 	}
 	/* Nothing stored and nothing to store: the common case stays cheap. */
@@ -155,24 +157,24 @@ static void ccache_capture_probe(void *data, struct folio *folio)
 	spin_lock_irqsave(&ccache_lock, flags);
 	ci = capture ? ccache_inode_get_or_create(&key) : ccache_inode_lookup(&key);
 	if (ci) {
-		ccache_erase_range(ci, folio->index,
-				   folio->index + folio_nr_pages(folio) - 1);
-		if (capture)
-			reject = ccache_capture_locked(ci, folio);
+		ccache_erase_range(ci, folio->index, folio->index + nr - 1);
+		if (capture && (ci->poisoned || ci->invalidating))
+			reject = &ccache_stats.reject_policy;
+		while (capture && !reject && captured < nr) {
+			reject = ccache_capture_page(ci, folio, captured);
+			if (!reject)
+				captured++;
+		}
 		ccache_inode_tidy(ci);
 	} else if (capture) {
 		reject = &ccache_stats.reject_alloc_failure;
 	}
 	spin_unlock_irqrestore(&ccache_lock, flags);
 
-	if (!capture)
-		return;
-	if (reject) {
-		atomic_long_inc(reject);
-		return;
-	}
-	ccache_stat_inc(captures);
-	queue_work(ccache_wq, &ccache_compress_worker);
+	if (reject)		/* the pages not captured */
+		atomic_long_add(nr - captured, reject);
+	if (captured)
+		queue_work(ccache_wq, &ccache_compress_worker);
 }
 
 /* A page of one repeated machine word is kept as that word. */

@@ -51,71 +51,80 @@ static noinline void ccache_read_run(struct readahead_control *rac,
 }
 
 /*
- * Take the entry for @index out of the store if it can be served.
- * Return: the entry, with a reference the caller drops, or NULL.
+ * Take the entries for pages @index to @index + @nr - 1 out of the store,
+ * all of them or none: a folio is filled whole or read from the disk.
+ * Return: true with the entries in @e, each with a reference the caller
+ * drops.
  */
-static struct ccache_entry *ccache_take(const struct ccache_key *key,
-					pgoff_t index)
+static bool ccache_take(const struct ccache_key *key, pgoff_t index,
+			unsigned int nr, struct ccache_entry **e)
 {
-	struct ccache_entry *e = NULL;
 	struct ccache_inode *ci;
 	unsigned long flags;
+	unsigned int i;
+	bool found;
 
 	spin_lock_irqsave(&ccache_lock, flags);
 	ci = ccache_inode_lookup(key);
-	if (ci && !ci->poisoned && !ci->invalidating) {
-		e = xa_load(&ci->entries, index);
-		if (e && e->state != CCACHE_PENDING) {
-			kref_get(&e->ref);
-			ccache_erase_entry(e);
-			ccache_inode_tidy(ci);
-		} else {
-			e = NULL;
-		}
+	found = ci && !ci->poisoned && !ci->invalidating;
+	for (i = 0; found && i < nr; i++) {
+		e[i] = xa_load(&ci->entries, index + i);
+		found = e[i] && e[i]->state != CCACHE_PENDING;
 	}
+	for (i = 0; found && i < nr; i++) {
+		kref_get(&e[i]->ref);
+		ccache_erase_entry(e[i]);
+	}
+	if (ci)
+		ccache_inode_tidy(ci);
 	spin_unlock_irqrestore(&ccache_lock, flags);
-	return e;
+	return found;
 }
 
-/* Fill @folio (one page) from @e.  Return: true when its data is whole. */
-static bool ccache_fill(struct ccache_entry *e, struct folio *folio, void *buf)
+/* Fill @page from @e.  Return: true when its data is whole. */
+static bool ccache_fill(struct ccache_entry *e, struct page *page, void *buf)
 {
 	void *dst;
-	bool ok = true;
 
 	if (e->state == CCACHE_SAME_FILLED) {
-		dst = kmap_local_folio(folio, 0);
+		dst = kmap_local_page(page);
 		memset_l(dst, e->value, PAGE_SIZE / sizeof(unsigned long));
 		kunmap_local(dst);
 		return true;
 	}
 	ccache_pool_load(e, buf);
-	if (ccache_decompress(e->alg, buf, e->length, folio_page(folio, 0))) {
+	if (ccache_decompress(e->alg, buf, e->length, page)) {
 		ccache_stat_inc(decompress_errors);
-		ok = false;
+		return false;
 	}
-	return ok;
+	return true;
 }
+
+/* Working memory of one ccache_serve() call. */
+struct ccache_serve_buf {
+	u8 data[PAGE_SIZE];				/* a compressed page */
+	struct ccache_entry *e[CCACHE_MAX_FOLIO_PAGES];	/* one folio's entries */
+};
 
 /* Serve @folio from the store.  Return: true when it was filled. */
 static bool ccache_serve_folio(const struct ccache_key *key,
-			       struct folio *folio, void *buf)
+			       struct folio *folio, struct ccache_serve_buf *sb)
 {
-	struct ccache_entry *e;
-	bool ok;
+	struct ccache_entry **e = sb->e;
+	unsigned int i, nr = folio_nr_pages(folio);
+	bool ok = true;
 
-	if (folio_nr_pages(folio) != 1)
-		return false;
-	e = ccache_take(key, folio->index);
-	if (!e) {
-		ccache_stat_inc(misses);
+	if (nr > CCACHE_MAX_FOLIO_PAGES || !ccache_take(key, folio->index, nr, e)) {
+		ccache_stat_add(misses, nr);
 		return false;
 	}
-	ok = ccache_fill(e, folio, buf);
-	ccache_entry_put(e);
+	for (i = 0; i < nr; i++) {
+		ok = ok && ccache_fill(e[i], folio_page(folio, i), sb->data);
+		ccache_entry_put(e[i]);
+	}
 	if (!ok)
 		return false;
-	ccache_stat_inc(hits);
+	ccache_stat_add(hits, nr);
 	folio_mark_uptodate(folio);
 	folio_unlock(folio);
 	folio_put(folio);	/* the reference readahead gave read_pages() */
@@ -128,9 +137,10 @@ static void ccache_serve(struct readahead_control *rac)
 	struct inode *inode = rac->mapping->host;
 	pgoff_t run = index, i;
 	struct ccache_key key;
+	unsigned int nr;
 	unsigned long missed;
+	struct ccache_serve_buf *sb;
 	struct folio *folio;
-	void *buf;
 
 	/* a lost return probe may have left stale entries: drop them all */
 	missed = ccache_hooks_missed();
@@ -144,23 +154,24 @@ static void ccache_serve(struct readahead_control *rac)
 		ccache_orig_read_pages(rac);
 		return;
 	}
-	buf = kmalloc(PAGE_SIZE, GFP_NOIO | __GFP_NOWARN);
-	if (!buf) {
+	sb = kmalloc(sizeof(*sb), GFP_NOIO | __GFP_NOWARN);
+	if (!sb) {
 		ccache_orig_read_pages(rac);
 		return;
 	}
 	ccache_key_of(inode, &key);
-	for (i = index; i < end; i += folio_nr_pages(folio)) {
+	for (i = index; i < end; i += nr) {
 		folio = xa_load(&rac->mapping->i_pages, i);
 		if (WARN_ON_ONCE(!folio || xa_is_value(folio)))
 			break;
-		if (!ccache_serve_folio(&key, folio, buf))
+		nr = folio_nr_pages(folio);
+		if (!ccache_serve_folio(&key, folio, sb))
 			continue;
 		if (run < i)
 			ccache_read_run(rac, run, i - run);
-		run = i + 1;
+		run = i + nr;
 	}
-	kfree(buf);
+	kfree(sb);
 	if (run < end)
 		ccache_read_run(rac, run, end - run);
 	rac->_index = end;

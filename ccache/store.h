@@ -132,7 +132,8 @@ void ccache_pool_load(struct ccache_entry *e, void *buf);
 size_t ccache_pool_max_object(void);
 unsigned long ccache_pool_bytes(void);
 
-/* capture.c */
+/* capture.c: the largest folio captured; each page is an entry of its own */
+#define CCACHE_MAX_FOLIO_PAGES 512
 int ccache_capture_init(void);
 void ccache_capture_exit(void);
 bool ccache_fs_allowed(struct inode *inode);

@@ -118,7 +118,7 @@ khz=$(awk -F: '/^cpu MHz/ { printf "%d", $2 * 1000; exit }' /proc/cpuinfo)
 qemu=(qemu-system-x86_64 -accel tcg,thread=multi -M microvm -cpu max
 	-nodefaults -no-reboot -display none -m "$mem" -smp "$cpus"
 	-kernel "$guest/vmlinux" -initrd "$run/initrd"
-	-append "console=ttyS0 loglevel=5 tsc_early_khz=${khz:-2000000} tsc=reliable oops=panic panic=-1 $append"
+	-append "console=ttyS0 loglevel=5 tsc_early_khz=${khz:-2000000} tsc=reliable oops=panic panic=-1 reboot=t $append"
 	"${qemu_disks[@]}")
 
 if [[ $interactive == 1 ]]; then
