@@ -33,8 +33,13 @@ LIST_HEAD(ccache_lru);
  * compressed one.  Once other memory has pushed the page cache that far
  * down, reclaim finds little else to free, and the pool gives memory back
  * like any cache.  max_pool_percent bounds it the rest of the time.
+ * Nor does it give anything back while more than 1/CCACHE_SHRINK_FREE_SHARE
+ * of RAM is free: drop_slab() ("echo 2 > drop_caches") calls every
+ * shrinker whether memory is short or not, and the pool must survive the
+ * inode cache being dropped (its keys outlive the inodes).
  */
 #define CCACHE_SHRINK_FILE_SHARE 16
+#define CCACHE_SHRINK_FREE_SHARE 16
 
 static struct zs_pool *ccache_zpool;
 static struct shrinker *ccache_shrinker;
@@ -220,7 +225,9 @@ static unsigned long ccache_shrink_count(struct shrinker *s,
 	unsigned long file = global_node_page_state(NR_ACTIVE_FILE) +
 			     global_node_page_state(NR_INACTIVE_FILE);
 
-	if (!n || file > totalram_pages() / CCACHE_SHRINK_FILE_SHARE)
+	if (!n || file > totalram_pages() / CCACHE_SHRINK_FILE_SHARE ||
+	    global_zone_page_state(NR_FREE_PAGES) >
+	    totalram_pages() / CCACHE_SHRINK_FREE_SHARE)
 		return SHRINK_EMPTY;
 	return n;
 }
