@@ -249,30 +249,44 @@ static unsigned long ccache_shrink_scan(struct shrinker *s,
 }
 
 /**
- * ccache_pool_init() - create the pool and register the shrinker
+ * ccache_pool_init() - create the pool
  *
- * Return: 0 or a negative errno.
+ * Return: 0 or -ENOMEM.
  */
 int ccache_pool_init(void)
 {
 	ccache_zpool = zs_create_pool(KBUILD_MODNAME);
-	if (!ccache_zpool)
-		return -ENOMEM;
-	ccache_shrinker = ccache_shrinker_create(ccache_shrink_count,
-						 ccache_shrink_scan,
-						 DEFAULT_SEEKS, "ccache");
-	if (!ccache_shrinker) {
-		zs_destroy_pool(ccache_zpool);
-		return -ENOMEM;
-	}
-	return 0;
+	return ccache_zpool ? 0 : -ENOMEM;
 }
 
 /**
- * ccache_pool_exit() - unregister the shrinker and destroy the empty pool
+ * ccache_pool_exit() - destroy the pool, which the store has emptied
  */
 void ccache_pool_exit(void)
 {
-	ccache_shrinker_destroy(ccache_shrinker);
 	zs_destroy_pool(ccache_zpool);
+}
+
+/**
+ * ccache_shrinker_init() - let the kernel ask for memory back
+ *
+ * The shrinker frees entries, so it is registered once the store exists
+ * and unregistered before the store goes.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int ccache_shrinker_init(void)
+{
+	ccache_shrinker = ccache_shrinker_create(ccache_shrink_count,
+						 ccache_shrink_scan,
+						 DEFAULT_SEEKS, "ccache");
+	return ccache_shrinker ? 0 : -ENOMEM;
+}
+
+/**
+ * ccache_shrinker_exit() - unregister the shrinker; waits for running calls
+ */
+void ccache_shrinker_exit(void)
+{
+	ccache_shrinker_destroy(ccache_shrinker);
 }

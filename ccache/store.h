@@ -125,6 +125,8 @@ unsigned long ccache_staging_bytes(void);
 extern struct list_head ccache_lru;
 int ccache_pool_init(void);
 void ccache_pool_exit(void);
+int ccache_shrinker_init(void);
+void ccache_shrinker_exit(void);
 unsigned long ccache_pool_alloc(const void *data, unsigned int len);
 void ccache_pool_free_handle(unsigned long handle);
 void ccache_pool_free(struct ccache_entry *e);
