@@ -69,7 +69,7 @@ matrix:
 	@set -e; for s in 6.1 6.12 7; do \
 		$(MAKE) --no-print-directory KVER=$$s modules test-modules; \
 		selftests/run.sh -k $$($(KERNELS) resolve $$s) \
-			./load_unload.sh ./params.sh; \
+			./load_unload.sh ./params.sh ./smoke.sh; \
 	done
 
 demo:

@@ -28,6 +28,11 @@ while read -r p _; do
 	[[ -z $p || $p == \#* || ! -x $p ]] || programs+=("$p")
 done < "$here/guest-programs"
 
+# one builder at a time per release: tests start two guests at once
+mkdir -p "$cache"
+exec 9> "$out.lock"
+flock 9
+
 stamp=$(cat "$here/init" "$0" "$here/guest-programs" "$guest/vmlinux" "${programs[@]}" |
 	md5sum | cut -c1-16)
 if [[ -s $out && "$(cat "$out.stamp" 2>/dev/null)" == "$stamp" ]]; then
@@ -72,7 +77,6 @@ done | awk '$1 == "insmod" { print $2 }' | sort -u | while read -r ko; do
 done
 depmod -b "$root" "$release"
 
-mkdir -p "$cache"
 (cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) > "$out.tmp"
 mv "$out.tmp" "$out"
 echo "$stamp" > "$out.stamp"
