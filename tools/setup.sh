@@ -34,6 +34,20 @@ if [[ ${#missing[@]} -gt 0 ]]; then
 	apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# fsx, the file-system exerciser (Rust port, crates.io), for the fsx_*
+# guest tests; tools/vm/guest-programs copies it into every guest
+fsx_version=0.3.2
+if [[ ! -x /usr/local/bin/fsx ]]; then
+	cargo=$(command -v cargo || echo "$HOME/.cargo/bin/cargo")
+	if [[ -x $cargo ]]; then
+		echo "setup: installing fsx $fsx_version from crates.io" >&2
+		"$cargo" install --quiet --locked --root /usr/local \
+			--version "$fsx_version" fsx >&2
+	else
+		echo "setup: no cargo, so no fsx: the fsx tests will skip" >&2
+	fi
+fi
+
 # checkpatch.pl and kselftest.h from Debian's kernel source package
 src=$cache/src
 if [[ ! -f $src/linux-source-6.1/scripts/checkpatch.pl ]]; then

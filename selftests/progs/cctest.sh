@@ -1,0 +1,127 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+#
+# Helpers for ccache's data-integrity guest tests, sourced after lib/tap.sh:
+# loading the module from an empty store, reading its statistics before
+# and after a step, the disk's read counter, and checks that show what
+# ccfile said when they fail.
+
+CCFILE=/selftests/progs/ccfile
+CCSTATS=/sys/kernel/mm/ccache
+CC_STAT_NAMES="stored_pages original_bytes compressed_bytes mem_used_bytes
+	hits misses captures reject_poor_compression reject_staging_full
+	reject_pool_limit reject_alloc_failure reject_policy invalidations
+	lru_evictions shrinker_frees same_filled_pages compression_ratio_permille"
+export CCFILE_MODELS=/tmp/ccmodel
+
+# cc_stat NAME: one statistic; "missing" when there is no such file
+cc_stat() {
+	cat "$CCSTATS/$1" 2>/dev/null || echo missing
+}
+
+# cc_show [LABEL]: every statistic on one TAP comment line
+cc_show() {
+	line="# ccache${1:+ $1}:"
+	for s in $CC_STAT_NAMES; do
+		line="$line $s=$(cc_stat "$s")"
+	done
+	echo "$line"
+}
+
+# disk_reads [DEV]: sectors read from DEV (default vda) so far
+disk_reads() {
+	awk -v dev="${1:-vda}" '$3 == dev { print $6 }' /proc/diskstats
+}
+
+# cc_snap NAME: remember every statistic and the disk read counters
+cc_snap() {
+	for s in $CC_STAT_NAMES; do
+		eval "snap_${1}_$s=\$(cc_stat $s)"
+	done
+	for d in vda vdb; do
+		eval "snap_${1}_$d=\$(disk_reads $d)"
+	done
+}
+
+# cc_delta NAME STAT: how much STAT (a statistic, vda or vdb) grew since
+# cc_snap NAME; a missing statistic counts as 0
+cc_delta() {
+	case $2 in
+	vd?) now=$(disk_reads "$2") ;;
+	*) now=$(cc_stat "$2") ;;
+	esac
+	eval "was=\${snap_${1}_$2}"
+	# shellcheck disable=SC2154 # set by the eval
+	case "$now$was" in
+	*[!0-9]*) echo 0 ;;
+	*) echo $((now - was)) ;;
+	esac
+}
+
+# cc_empty_store: write back, drop the page cache and (through the same
+# drop_caches) every ccache entry; true when the store is then empty
+cc_empty_store() {
+	sync
+	echo 3 > /proc/sys/vm/drop_caches
+	[ "$(cc_stat stored_pages)" = 0 ]
+}
+
+# cc_wait_empty: true once stored_pages is 0, waiting up to 2 s for
+# compression still in flight
+# shellcheck disable=SC2317 # called through check
+cc_wait_empty() {
+	i=0
+	while [ "$(cc_stat stored_pages)" != 0 ] && [ $i -lt 20 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ "$(cc_stat stored_pages)" = 0 ]
+}
+
+# cc_start [PARAMETER...]: load ccache, then start from an empty store
+# (two checks)
+cc_start() {
+	check "modprobe ccache $*" /sbin/modprobe ccache "$@"
+	check "the store is empty at the start" cc_empty_store
+}
+
+# check_gt DESC VALUE MIN: passes when VALUE > MIN
+check_gt() {
+	[ "$2" -gt "$3" ] 2>/dev/null
+	tap_result $? "$1"
+	[ "$2" -gt "$3" ] 2>/dev/null || echo "#   got $2, wanted more than $3"
+}
+
+# check_le DESC VALUE MAX: passes when VALUE <= MAX
+check_le() {
+	[ "$2" -le "$3" ] 2>/dev/null
+	tap_result $? "$1"
+	[ "$2" -le "$3" ] 2>/dev/null || echo "#   got $2, wanted at most $3"
+}
+
+# run_check DESC COMMAND...: like check, but what COMMAND printed becomes
+# TAP comments when it fails (ccfile names the file, offset and bytes)
+run_check() {
+	desc=$1
+	shift
+	out=$("$@" 2>&1)
+	st=$?
+	tap_result $st "$desc"
+	[ $st -eq 0 ] || printf '%s\n' "$out" | head -n 40 | sed 's/^/#   /'
+	return $st
+}
+
+# cc_evict FILE...: push the files out of the page cache through memory
+# reclaim; a check, with ccfile's summary as a comment
+cc_evict() {
+	out=$("$CCFILE" evict -t 30 "$@" 2>&1)
+	st=$?
+	tap_result $st "evicted $# files by memory pressure"
+	printf '%s\n' "$out" | sed 's/^/# /'
+	return $st
+}
+
+# now_s: seconds since boot, for timing steps
+now_s() {
+	cut -d' ' -f1 /proc/uptime
+}

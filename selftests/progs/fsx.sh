@@ -1,0 +1,83 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+#
+# Body of the fsx_*.sh tests: fsx (the classic file-system exerciser, Rust
+# port from crates.io) checks its own model of a file through a random mix
+# of reads, writes, mmap reads and writes, truncates, hole punches,
+# fallocate, sendfile, copy_file_range and fadvise, while waves of memory
+# pressure keep its pages leaving through reclaim and coming back.  fsx
+# writes random (incompressible) data, which ccache should refuse, so a
+# ccfile churn on a file of compressible data runs beside it: that is the
+# part ccache stores and serves.  FS names the filesystem on /mnt/d0.
+
+: "${FS:?set FS}"
+FSX=/usr/local/bin/fsx
+dir=/mnt/d0/fsx
+ops=2500
+churn_s=30
+[ -d /mnt/d0 ] || tap_skip_all "no data disk at /mnt/d0"
+[ -x $FSX ] || tap_skip_all "no $FSX in the guest (tools/setup.sh installs it)"
+
+cat > /tmp/fsx.toml <<'CONF'
+# 4 MiB files, operations up to 128 KiB, every operation fsx has on Linux
+flen = 4194304
+[opsize]
+max = 131072
+[weights]
+close_open = 2
+read = 10
+write = 10
+mapread = 8
+mapwrite = 4
+truncate = 3
+invalidate = 1
+fsync = 2
+fdatasync = 1
+posix_fallocate = 1
+punch_hole = 3
+sendfile = 4
+posix_fadvise = 1
+copy_file_range = 2
+CONF
+
+cc_start
+mkdir -p "$dir"
+check "create the churn file" "$CCFILE" create "$dir/churn" 2M
+cc_snap run
+start=$(now_s)
+"$CCFILE" pressure -t 300 -f 8 > /dev/null 2>&1 &
+pressure=$!
+for i in 1 2; do
+	$FSX -N $ops -S $((i * 7919)) -f /tmp/fsx.toml -P /tmp "$dir/fsx$i" \
+		> "/tmp/fsx$i.log" 2>&1 &
+	eval "fsx$i=\$!"
+done
+"$CCFILE" churn -t $churn_s "$dir/churn" > /tmp/churn.log 2>&1 &
+churn=$!
+
+# shellcheck disable=SC2154 # set by the eval
+for i in 1 2; do
+	eval "pid=\$fsx$i"
+	wait "$pid"
+	st=$?
+	tap_result $st "$FS: fsx $i ($ops operations, seed $((i * 7919))) matched its model"
+	[ $st -eq 0 ] || tail -n 30 "/tmp/fsx$i.log" | sed 's/^/#   /'
+done
+wait $churn
+st=$?
+tap_result $st "$FS: ccfile churn (compressible data) matched its model"
+sed 's/^/# /' /tmp/churn.log | tail -n 40
+kill $pressure 2>/dev/null
+wait $pressure
+echo "# the run took $(echo "$(now_s) $start" | awk '{ print $1 - $2 }') s"
+
+cc_show "after the run"
+check_gt "pages were captured during the run" "$(cc_delta run captures)" 0
+check_gt "reads were served by ccache during the run (hits)" \
+	"$(cc_delta run hits)" 0
+check_gt "fsx's random data was refused (reject_poor_compression)" \
+	"$(cc_delta run reject_poor_compression)" 0
+check "rmmod ccache" /sbin/rmmod ccache
+run_check "$FS: the churn file matches its model after rmmod" \
+	"$CCFILE" verify -m all "$dir/churn"
+tap_done

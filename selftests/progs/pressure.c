@@ -1,0 +1,433 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Memory pressure.  Guests have no swap, so anonymous memory that is
+ * allocated and touched can only be found by reclaiming page cache: this
+ * is how a test makes file pages leave through reclaim (the path ccache
+ * captures), unlike drop_caches or fadvise(DONTNEED).  mincore(2) on a
+ * mapping of a file tells which of its pages are still in the page cache.
+ *
+ * Allocation stops before free memory plus the file LRU would fall below a
+ * floor above the min watermarks, so the pressure itself does not invite
+ * the OOM killer; and this process volunteers as the OOM killer's first
+ * choice should it come anyway.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "ccfile.h"
+
+#define CHUNK		CC_MIB
+#define SMALL_CHUNK	(64 * 1024ULL)
+#define MAX_CHUNKS	32768
+
+struct hog {
+	void *chunk[MAX_CHUNKS];
+	unsigned long long len[MAX_CHUNKS];
+	unsigned long long total;
+	int n;
+};
+
+/* the largest number in a zoneinfo "protection: (0, 99, 99)" line */
+static long long max_protection(const char *p)
+{
+	long long v, max = 0;
+
+	for (p = strchr(p, '('); p && *p && *p != ')'; p++) {
+		v = strtoll(p + 1, (char **)&p, 10);
+		if (v > max)
+			max = v;
+		if (*p == ')')
+			break;
+	}
+	return max;
+}
+
+/*
+ * Memory this process could still take without the OOM killer: in each
+ * zone, what is free plus the page cache on the zone's file LRU lists
+ * (reclaim can take those; with no swap, anonymous and tmpfs memory stay),
+ * less the zone's min watermark (which includes any watermark boost) and
+ * its lowmem reserve: free pages below those are not to be had, and a
+ * small zone can have most of its free memory there.  MemAvailable will
+ * not do: it counts only part of a small page cache, and stopping at it
+ * leaves file pages cached above the watermarks, where reclaim never runs.
+ */
+static long long reclaimable_kib(void)
+{
+	long long v, free = 0, file = 0, reserve = 0, sum = 0;
+	char line[256], *p;
+	FILE *f;
+
+	f = fopen("/proc/zoneinfo", "r");
+	if (!f)
+		return -1;
+	for (;;) {
+		p = fgets(line, sizeof(line), f);
+		if (!p || !strncmp(line, "Node ", 5)) {
+			if (free + file > reserve)
+				sum += free + file - reserve;
+			free = 0;
+			file = 0;
+			reserve = 0;
+			if (!p)
+				break;
+			continue;
+		}
+		p += strspn(p, " ");
+		if (sscanf(p, "pages free %lld", &v) == 1)
+			free = v;
+		else if (sscanf(p, "min %lld", &v) == 1)
+			reserve += v;
+		else if (!strncmp(p, "protection:", 11))
+			reserve += max_protection(p);
+		else if (sscanf(p, "nr_zone_inactive_file %lld", &v) == 1 ||
+			 sscanf(p, "nr_zone_active_file %lld", &v) == 1)
+			file += v;
+	}
+	fclose(f);
+	return sum * (CC_PAGE / 1024);
+}
+
+/* the memory counters that tell why pages stayed */
+static void show_meminfo(void)
+{
+	static const char * const keys[] = {
+		"MemFree:", "Active(file):", "Inactive(file):", "Unevictable:",
+		"Mlocked:", "Dirty:", "Writeback:", "Mapped:", "Shmem:",
+	};
+	char line[128], out[512] = "evict: meminfo";
+	unsigned int i;
+	long long v;
+	FILE *f;
+
+	f = fopen("/proc/meminfo", "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		for (i = 0; i < ARRAY_SIZE(keys); i++)
+			if (!strncmp(line, keys[i], strlen(keys[i])) &&
+			    sscanf(line + strlen(keys[i]), "%lld", &v) == 1)
+				snprintf(out + strlen(out), sizeof(out) - strlen(out),
+					 " %s%lld", keys[i], v);
+	fclose(f);
+	printf("%s (kB)\n", out);
+}
+
+static void volunteer_for_oom(void)
+{
+	int fd = open("/proc/self/oom_score_adj", O_WRONLY);
+
+	if (fd < 0)
+		return;
+	if (write(fd, "1000", 4) != 4)
+		fprintf(stderr, "ccfile: oom_score_adj: %s\n", strerror(errno));
+	close(fd);
+}
+
+/*
+ * One more touched chunk, unless that would take memory below the floor:
+ * 0 when added.  Close to the floor the chunks get small, so the last
+ * allocations push free memory just under the watermark that wakes
+ * kswapd, which then reclaims the file pages that are left.
+ */
+static int hog_grow(struct hog *h, unsigned long long floor_kib)
+{
+	long long margin = reclaimable_kib() - (long long)floor_kib;
+	unsigned long long i, len;
+	char *p;
+
+	if (margin * 1024 < (long long)SMALL_CHUNK || h->n == MAX_CHUNKS)
+		return -1;
+	len = margin * 1024 > (long long)(4 * CHUNK) ? CHUNK : SMALL_CHUNK;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return -1;
+	for (i = 0; i < len; i += CC_PAGE)
+		p[i] = 1;
+	h->chunk[h->n] = p;
+	h->len[h->n++] = len;
+	h->total += len;
+	return 0;
+}
+
+static void hog_release(struct hog *h)
+{
+	while (h->n) {
+		h->n--;
+		munmap(h->chunk[h->n], h->len[h->n]);
+	}
+	h->total = 0;
+}
+
+struct target {
+	const char *file;
+	dev_t dev;
+	unsigned char *map;
+	unsigned long long pages;
+	unsigned char *vec;
+};
+
+static int target_open(struct target *t, const char *file)
+{
+	struct stat st;
+	int fd;
+
+	memset(t, 0, sizeof(*t));
+	t->file = file;
+	fd = open(file, O_RDONLY);
+	if (fd < 0 || fstat(fd, &st)) {
+		fprintf(stderr, "ccfile: %s: %s\n", file, strerror(errno));
+		return -1;
+	}
+	t->dev = st.st_dev;
+	t->pages = (st.st_size + CC_PAGE - 1) / CC_PAGE;
+	if (t->pages) {
+		t->map = mmap(NULL, st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+		if (t->map == MAP_FAILED)
+			die("mmap %s: %s\n", file, strerror(errno));
+		t->vec = xmalloc(t->pages);
+	}
+	close(fd);
+	return 0;
+}
+
+static long long target_resident(struct target *t)
+{
+	unsigned long long i;
+	long long n = 0;
+
+	if (!t->pages)
+		return 0;
+	if (mincore(t->map, t->pages * CC_PAGE, t->vec))
+		die("mincore %s: %s\n", t->file, strerror(errno));
+	for (i = 0; i < t->pages; i++)
+		n += t->vec[i] & 1;
+	return n;
+}
+
+static void target_close(struct target *t)
+{
+	if (t->pages)
+		munmap(t->map, t->pages * CC_PAGE);
+	free(t->vec);
+}
+
+long long resident_pages(const char *file, long long *total)
+{
+	struct target t;
+	long long n;
+
+	if (target_open(&t, file))
+		return -1;
+	n = target_resident(&t);
+	*total = t.pages;
+	target_close(&t);
+	return n;
+}
+
+static long long all_resident(struct target *t, int n)
+{
+	long long sum = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		sum += target_resident(&t[i]);
+	return sum;
+}
+
+/*
+ * Pages read twice are on the active LRU list, which reclaim ages only
+ * while the inactive list is short: with the disk streaming through the
+ * inactive list, they would stay.  Map the file's cached pages, mark them
+ * cold (MADV_COLD moves them to the inactive list and forgets the access)
+ * and unmap them again: reclaim takes them in their turn.
+ */
+unsigned char deactivate_sum;	/* the reads must happen: keep their sum */
+
+static void deactivate(struct target *t)
+{
+	unsigned long long i;
+
+	if (!t->pages || target_resident(t) == 0)
+		return;
+	for (i = 0; i < t->pages; i++)
+		if (t->vec[i] & 1)
+			deactivate_sum += t->map[i * CC_PAGE];
+	madvise(t->map, t->pages * CC_PAGE, MADV_COLD);
+	madvise(t->map, t->pages * CC_PAGE, MADV_DONTNEED);
+}
+
+/* the block device a file lives on, opened for buffered reads, or -1 */
+static int open_disk(dev_t dev)
+{
+	char path[64], line[128], name[64] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/uevent",
+		 major(dev), minor(dev));
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "DEVNAME=%63s", name) == 1)
+			break;
+	fclose(f);
+	if (!name[0])
+		return -1;
+	snprintf(path, sizeof(path), "/dev/%s", name);
+	return open(path, O_RDONLY);
+}
+
+/*
+ * Reclaim scans each LRU list in proportion to its length: of a list a
+ * few pages long it scans none until the lowest priorities, and kswapd
+ * gives up first.  So the last pages of a file can stay cached however
+ * hard anonymous memory presses.  Reading the disk underneath (buffered:
+ * its pages go on the file LRU, and ccache does not capture block device
+ * pages) makes the list long again, and reclaim takes the oldest pages,
+ * ours among them.  Reads 1 MiB at a time, up to limit bytes, until the
+ * files are gone.
+ */
+static long long stream_disk(int fd, unsigned long long *pos,
+			     unsigned long long limit, struct target *t,
+			     int nfiles, long long resident)
+{
+	unsigned long long done;
+	unsigned char *buf = xmalloc(CHUNK);
+	ssize_t n;
+
+	for (done = 0; resident && done < limit; done += CHUNK) {
+		n = pread(fd, buf, CHUNK, *pos);
+		if (n <= 0) {
+			if (*pos == 0)
+				break;
+			*pos = 0;	/* wrap around */
+			continue;
+		}
+		*pos += n;
+		resident = all_resident(t, nfiles);
+	}
+	free(buf);
+	return resident;
+}
+
+/*
+ * Apply pressure until no page of the files is in the page cache, or the
+ * time or the rounds (attempts) are up.  A round allocates anonymous
+ * memory until the files are gone or memory is at the floor, then, if
+ * pages are left, marks them cold and reads the disk below the first file
+ * (see deactivate, stream_disk), then frees everything; a round that did
+ * not finish the job is followed by another after a sync (dirty pages
+ * must be written back before reclaim can take them).  0 when every page
+ * left, 2 when some stayed.
+ *
+ * The floor (default 16 MiB above the min watermarks) is kept well clear
+ * of the watermarks on purpose: pressing closer makes kswapd fail to
+ * balance and lean on every shrinker, ccache's among them, harder than a
+ * real workload would, and emptying ccache's pool is not what these tests
+ * are after.
+ */
+int evict_files(char **files, int nfiles, int seconds, int attempts,
+		unsigned long long floor_mib, int quiet)
+{
+	unsigned long long start = now_ms(), peak = 0, floor_kib;
+	unsigned long long disk_pos = 0, disk_limit;
+	long long total = 0, resident;
+	int i, disk, rounds = 0, streamed = 0;
+	struct target *t;
+	struct hog *h;
+
+	t = xmalloc(nfiles * sizeof(*t));
+	for (i = 0; i < nfiles; i++) {
+		if (target_open(&t[i], files[i]))
+			return 1;
+		total += t[i].pages;
+	}
+	floor_kib = floor_mib * 1024;
+	disk = open_disk(t[0].dev);
+	disk_limit = 64 * CC_MIB;
+	volunteer_for_oom();
+	h = xmalloc(sizeof(*h));
+	h->n = 0;
+	h->total = 0;
+	resident = all_resident(t, nfiles);
+	while (resident && now_ms() - start < seconds * 1000ULL &&
+	       rounds < attempts) {
+		rounds++;
+		while (resident && now_ms() - start < seconds * 1000ULL &&
+		       !hog_grow(h, floor_kib))
+			resident = all_resident(t, nfiles);
+		if (h->total > peak)
+			peak = h->total;
+		if (resident && disk >= 0) {
+			for (i = 0; i < nfiles; i++)
+				deactivate(&t[i]);
+			resident = stream_disk(disk, &disk_pos, disk_limit, t,
+					       nfiles, resident);
+			streamed++;
+		}
+		hog_release(h);
+		if (resident) {
+			sync();
+			usleep(200000);
+			resident = all_resident(t, nfiles);
+		}
+	}
+	if (!quiet || resident)
+		printf("evict: %lld/%lld pages cached, %d rounds, %llu MiB, %d disk, %llu ms\n",
+		       resident, total, rounds, peak >> 20, streamed,
+		       now_ms() - start);
+	for (i = 0; i < nfiles; i++) {
+		if (resident && target_resident(&t[i]))
+			printf("evict: %s: %lld of %llu pages cached\n",
+			       t[i].file, target_resident(&t[i]), t[i].pages);
+		target_close(&t[i]);
+	}
+	if (resident)
+		show_meminfo();
+	if (disk >= 0)
+		close(disk);
+	free(t);
+	free(h);
+	return resident ? 2 : 0;
+}
+
+/*
+ * Waves of pressure for the given time: allocate up to max_mib (or the
+ * floor), hold briefly, free, pause.  For running beside other workloads
+ * so their pages keep leaving and coming back.
+ */
+int pressure_run(int seconds, unsigned long long max_mib,
+		 unsigned long long floor_mib)
+{
+	unsigned long long start = now_ms(), peak = 0;
+	struct hog *h = xmalloc(sizeof(*h));
+	int rounds = 0;
+
+	volunteer_for_oom();
+	h->n = 0;
+	h->total = 0;
+	while (now_ms() - start < seconds * 1000ULL) {
+		while (h->total < max_mib * CC_MIB &&
+		       !hog_grow(h, floor_mib * 1024))
+			;
+		if (h->total > peak)
+			peak = h->total;
+		usleep(200000);
+		hog_release(h);
+		usleep(300000);
+		rounds++;
+	}
+	printf("pressure: %d rounds, %llu MiB peak, %llu ms\n", rounds,
+	       peak >> 20, now_ms() - start);
+	free(h);
+	return 0;
+}
