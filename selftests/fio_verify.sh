@@ -84,7 +84,8 @@ pressure=$!
 fio_check "fio random writes verified under waves of pressure" \
 	/tmp/fio-pressure.job
 kill $pressure 2>/dev/null
-wait $pressure
+wait $pressure 2>/dev/null
 cc_show "at the end"
+cc_check_no_oom
 check "rmmod ccache" /sbin/rmmod ccache
 tap_done

@@ -6,7 +6,7 @@
 # unloaded again in the middle of it.  No reader or writer may see a wrong
 # byte, the kernel must log no oops or warning (the harness checks), and
 # MemFree and Slab must come back near where they started.
-# VM: mem=256 cpus=2 disk=ext4:512M disk=xfs:512M timeout=300
+# VM: mem=256 cpus=2 disk=ext4:512M disk=xfs:512M timeout=420
 # shellcheck disable=SC2086 # lists of paths without spaces
 # shellcheck source=selftests/lib/tap.sh
 . ./lib/tap.sh
@@ -122,6 +122,7 @@ check_eq "ccache unloaded $cycles times under load" $unloaded $cycles
 echo "# captures $captures, hits $hits over all cycles"
 check_gt "pages were captured while loaded" $captures 0
 check_gt "reads were served while loaded (hits)" $hits 0
+cc_check_no_oom
 check "no reader or writer saw a wrong byte" test ! -s $fails
 [ ! -s $fails ] || head -n 40 $fails | sed 's/^/#   /'
 run_check "every file matches its model at the end (read)" \

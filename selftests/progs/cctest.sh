@@ -121,6 +121,14 @@ cc_evict() {
 	return $st
 }
 
+# cc_check_no_oom: a check that the OOM killer never ran (the harness does
+# not look for it; the pressure helpers volunteer as its victims, so a
+# test could lose its pressure without noticing)
+cc_check_no_oom() {
+	check_fails "the OOM killer never ran" \
+		sh -c "dmesg | grep -q 'Out of memory'"
+}
+
 # now_s: seconds since boot, for timing steps
 now_s() {
 	cut -d' ' -f1 /proc/uptime

@@ -68,7 +68,7 @@ st=$?
 tap_result $st "$FS: ccfile churn (compressible data) matched its model"
 sed 's/^/# /' /tmp/churn.log | tail -n 40
 kill $pressure 2>/dev/null
-wait $pressure
+wait $pressure 2>/dev/null
 echo "# the run took $(echo "$(now_s) $start" | awk '{ print $1 - $2 }') s"
 
 cc_show "after the run"
@@ -77,6 +77,7 @@ check_gt "reads were served by ccache during the run (hits)" \
 	"$(cc_delta run hits)" 0
 check_gt "fsx's random data was refused (reject_poor_compression)" \
 	"$(cc_delta run reject_poor_compression)" 0
+cc_check_no_oom
 check "rmmod ccache" /sbin/rmmod ccache
 run_check "$FS: the churn file matches its model after rmmod" \
 	"$CCFILE" verify -m all "$dir/churn"
