@@ -78,6 +78,9 @@ stage=$run/stage
 mkdir -p "$stage/lib/modules/$release/extra" "$stage/selftests"
 cp "$module" "$stage/lib/modules/$release/extra/ccache.ko"
 cp -r "$top/selftests/." "$stage/selftests/"
+# build intermediates stay behind: the initramfs lives in the guest's RAM
+find "$stage/selftests" \( -name '*.o' -o -name '.*.cmd' -o -name '*.mod' \
+	-o -name '*.mod.c' -o -name '*.symvers' -o -name '*.order' \) -delete
 [[ -z $test ]] || cp "$test" "$stage/selftests/.test"
 
 qemu_disks=() fslist=()
