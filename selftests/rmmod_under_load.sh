@@ -95,6 +95,12 @@ while [ $i -le $cycles ]; do
 	if /sbin/modprobe ccache compressor="$1"; then
 		loaded=$((loaded + 1))
 		load_took=$(echo "$(now_s) $t" | awk '{ print $1 - $2 }')
+		# stay loaded until pages flow through ccache (at most 5 s)
+		n=0
+		while [ "$(cc_stat captures)" -eq 0 ] && [ $n -lt 50 ]; do
+			sleep 0.1
+			n=$((n + 1))
+		done
 		sleep 0.5
 		captures=$((captures + $(cc_stat captures)))
 		hits=$((hits + $(cc_stat hits)))
