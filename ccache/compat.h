@@ -67,22 +67,29 @@ static inline void ccache_zs_read(struct zs_pool *pool, unsigned long handle,
  * A shrinker: 6.7 and later allocate it; before, it is embedded.  Either
  * way the caller sees one pointer from ccache_shrinker_create().
  */
+typedef unsigned long (*ccache_shrink_fn)(struct shrinker *s,
+					  struct shrink_control *sc);
+
+static inline void ccache_shrinker_fill(struct shrinker *s,
+					ccache_shrink_fn count,
+					ccache_shrink_fn scan, int seeks)
+{
+	s->count_objects = count;
+	s->scan_objects = scan;
+	s->seeks = seeks;
+}
+
 #ifdef CCACHE_HAVE_SHRINKER_ALLOC
 static inline struct shrinker *
-ccache_shrinker_create(unsigned long (*count)(struct shrinker *,
-					      struct shrink_control *),
-		       unsigned long (*scan)(struct shrinker *,
-					     struct shrink_control *),
+ccache_shrinker_create(ccache_shrink_fn count, ccache_shrink_fn scan,
 		       int seeks, const char *name)
 {
 	struct shrinker *s = shrinker_alloc(0, "%s", name);
 
-	if (!s)
-		return NULL;
-	s->count_objects = count;
-	s->scan_objects = scan;
-	s->seeks = seeks;
-	shrinker_register(s);
+	if (s) {
+		ccache_shrinker_fill(s, count, scan, seeks);
+		shrinker_register(s);
+	}
 	return s;
 }
 
@@ -92,17 +99,12 @@ static inline void ccache_shrinker_destroy(struct shrinker *s)
 }
 #else
 static inline struct shrinker *
-ccache_shrinker_create(unsigned long (*count)(struct shrinker *,
-					      struct shrink_control *),
-		       unsigned long (*scan)(struct shrinker *,
-					     struct shrink_control *),
+ccache_shrinker_create(ccache_shrink_fn count, ccache_shrink_fn scan,
 		       int seeks, const char *name)
 {
 	static struct shrinker s;
 
-	s.count_objects = count;
-	s.scan_objects = scan;
-	s.seeks = seeks;
+	ccache_shrinker_fill(&s, count, scan, seeks);
 	return register_shrinker(&s, "%s", name) ? NULL : &s;
 }
 
