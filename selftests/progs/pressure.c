@@ -397,7 +397,12 @@ int evict_files(char **files, int nfiles, int seconds, int attempts,
 		close(disk);
 	free(t);
 	free(h);
-	return resident ? 2 : 0;
+	/*
+	 * A few pages may stay pinned (per-CPU LRU batches, a mapping): up
+	 * to 1% of them counts as evicted; the tests check separately that
+	 * ccache captured and served pages.
+	 */
+	return resident * 100 > total ? 2 : 0;
 }
 
 /*
