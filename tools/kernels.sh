@@ -16,7 +16,6 @@ set -euo pipefail
 CACHE=${CCACHE_DEV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ccache-dev}
 ROOT=$CACHE/roots/trixie
 LOG=$CACHE/apt.log
-APT_DIR=/etc/apt/sources.list.d
 TMP='' MOUNTED=''
 export DEBIAN_FRONTEND=noninteractive
 unmount() { [[ -z $MOUNTED ]] || umount "$MOUNTED"; MOUNTED=''; }
@@ -25,6 +24,8 @@ trap 'exit 130' INT TERM HUP
 
 msg() { printf 'kernels.sh: %s\n' "$*" >&2; }
 die() { msg "error: $*"; exit 1; }
+# shellcheck source=tools/lib/archive.sh
+. "$(dirname "$0")/lib/archive.sh"
 usage() { sed -n '4,9s/^#  //p' "$0" >&2; exit 2; }
 
 # Run a command with its output in $LOG; on failure show the log's tail.
@@ -59,24 +60,6 @@ series_suites() { case $1 in 6.12) echo bookworm-backports ;; 7) echo trixie-bac
 # 7.x and later cannot be built with the host's compiler.
 needs_root() { [[ $1 != 6.* ]]; }
 
-# The deb822 stanza of the machine's main Debian archive (the one that
-# carries the host's own codename), so derived entries use its mirror/keys.
-archive_stanza() {
-	local codename f
-	codename=$(sed -n 's/^VERSION_CODENAME=//p' /etc/os-release)
-	for f in "$APT_DIR"/*.sources; do
-		[[ $f == */ccache-* ]] && continue
-		awk -v s="$codename" 'BEGIN { RS = ""; FS = "\n" } {
-			for (i = 1; i <= NF; i++) if ($i ~ /^Suites:/) {
-				n = split($i, w, /[ \t]+/)
-				for (j = 2; j <= n; j++) if (w[j] == s) { print; found = 1; exit }
-			}
-		} END { exit !found }' "$f" && return
-	done
-	die "no deb822 entry for '$codename' in $APT_DIR/*.sources"
-}
-
-with_suites() { awk -v s="$2" '/^Suites:/ { $0 = "Suites: " s } 1' <<<"$1"; }
 
 # Add apt entries (pinned low) for the series' suites; update when needed.
 ensure_suites() {

@@ -48,6 +48,9 @@ if [[ ! -x /usr/local/bin/fsx ]]; then
 	fi
 fi
 
+# a static fio for the fio_verify test (Debian's is too big for a guest)
+"$here/build-fio.sh"
+
 # checkpatch.pl and kselftest.h from Debian's kernel source package
 src=$cache/src
 if [[ ! -f $src/linux-source-6.1/scripts/checkpatch.pl ]]; then

@@ -51,7 +51,7 @@ add_program() {
 	local lib
 	mkdir -p "$root$(dirname "$1")"
 	cp -L "$1" "$root$1"
-	for lib in $(ldd "$1" | grep -o '/[^ ]*'); do
+	for lib in $(ldd "$1" 2>/dev/null | grep -o '/[^ ]*' || true); do
 		mkdir -p "$root$(dirname "$lib")"
 		cp -Ln "$lib" "$root$lib"
 	done

@@ -1,21 +1,18 @@
-#!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# fio writes files of half-compressible blocks with crc32c verify headers;
-# the files are pushed out of the page cache by memory pressure and fio
-# verifies every block as it reads them back, served by ccache; then a
-# random-write job verifies its blocks under waves of pressure.  Zero
-# mismatches allowed.  Skips where the guest has no fio (Debian's fio is
-# too big for every guest: see tools/vm/guest-programs).
-# VM: mem=256 cpus=1 disk=ext4:512M timeout=150
-# shellcheck source=selftests/lib/tap.sh
-. ./lib/tap.sh
-# shellcheck source=selftests/progs/cctest.sh
-. ./progs/cctest.sh
+# shellcheck shell=sh
+#
+# Body of the fio_*.sh tests: fio writes files of half-compressible blocks
+# with crc32c verify headers; memory pressure pushes them out of the page
+# cache and fio verifies every block as it reads them back, served by
+# ccache; then random writes, buffered and direct, verify their blocks
+# under waves of pressure.  Zero mismatches allowed.  fio is the static
+# build of tools/build-fio.sh.  FS names the filesystem on /mnt/d0.
 
-FIO=/usr/bin/fio
+: "${FS:?set FS}"
+FIO=/usr/local/libexec/ccache-dev/fio
 dir=/mnt/d0/fio
 [ -d /mnt/d0 ] || tap_skip_all "no data disk at /mnt/d0"
-[ -x $FIO ] || tap_skip_all "no $FIO in the guest"
+[ -x $FIO ] || tap_skip_all "no $FIO in the guest (tools/setup.sh builds it)"
 
 mkdir -p "$dir"
 cat > /tmp/fio.job <<JOB
@@ -51,8 +48,13 @@ buffer_compress_percentage=50
 buffer_compress_chunk=512
 refill_buffers=1
 
-[randrw]
+[buffered]
 rw=randwrite
+
+[direct]
+rw=randwrite
+direct=1
+size=8m
 JOB
 
 # fio_check DESC ARGS...: run fio; its summary's error lines go to comments
@@ -68,20 +70,20 @@ fio_check() {
 
 # shellcheck disable=SC2119 # no module parameters
 cc_start
-fio_check "fio writes 2 x 24 MiB with crc32c headers" --do_verify=0 /tmp/fio.job
+fio_check "$FS: fio writes 2 x 24 MiB with crc32c headers" --do_verify=0 /tmp/fio.job
 cc_snap evict
 # shellcheck disable=SC2046 # fio's file names have no spaces
 cc_evict $(ls "$dir"/*)
 check_gt "captures while evicting" "$(cc_delta evict captures)" 0
 cc_snap verify
-fio_check "fio verifies every block, read back after eviction" \
+fio_check "$FS: fio verifies every block, read back after eviction" \
 	--verify_only /tmp/fio.job
 check_gt "the blocks were served by ccache (hits)" "$(cc_delta verify hits)" 0
 cc_show "after verify"
 
 "$CCFILE" pressure -t 300 -f 8 > /dev/null 2>&1 &
 pressure=$!
-fio_check "fio random writes verified under waves of pressure" \
+fio_check "$FS: fio random writes verified under waves of pressure" \
 	/tmp/fio-pressure.job
 kill $pressure 2>/dev/null
 wait $pressure 2>/dev/null
