@@ -2,12 +2,15 @@
 /*
  * H1, capture: pages leaving the page cache through reclaim are copied into
  * staging buffers by a probe on the mm_filemap_delete_from_page_cache
- * tracepoint, and compressed into the pool by a worker.
+ * tracepoint and handed to the offload shim (spu-offload/kspu.h) as
+ * compress jobs; when a job is done, the publish worker moves its result
+ * into the pool and makes the entry visible to readers.
  *
  * The probe runs with the page cache's i_lock and i_pages locks held and
  * interrupts off (see store.h for what it may do there).  It also erases
  * whatever the store holds for the pages leaving, on every firing, so that
- * the store never keeps a copy older than what the page cache last held.
+ * the store never keeps a copy older than what the page cache last held
+ * (a captured page's new entry replaces the old one in the same step).
  *
  * A page is captured only when all of these hold:
  *   - its reference count is 0 (only __remove_mapping() freezes it so; a
@@ -28,6 +31,9 @@
 
 #include <linux/fs.h>
 #include <linux/highmem.h>
+#include <linux/llist.h>
+#include <linux/percpu.h>
+#include <linux/timex.h>
 #include <linux/pagemap.h>
 #include <linux/sched.h>
 #include <linux/string.h>
@@ -41,15 +47,22 @@
 
 static struct tracepoint *ccache_capture_tp;
 
-/* Entries waiting for compression, oldest first; under ccache_lock. */
-static LIST_HEAD(ccache_pending);
+/* Stages whose job is done, waiting for the publish worker. */
+static LLIST_HEAD(ccache_done_stages);
 
 static struct workqueue_struct *ccache_wq;
-static void ccache_compress_work(struct work_struct *work);
-static DECLARE_WORK(ccache_compress_worker, ccache_compress_work);
+static void ccache_publish_work(struct work_struct *work);
+static DECLARE_WORK(ccache_publish_worker, ccache_publish_work);
 
-/* The worker's output buffer: compressors may overrun a page on bad input. */
-static u8 *ccache_compress_buf;
+/* One folio's jobs, gathered by the probe (interrupts off: ours alone). */
+struct ccache_capture_batch {
+	struct kspu_job *jobs[CCACHE_MAX_FOLIO_PAGES];
+};
+
+static DEFINE_PER_CPU(struct ccache_capture_batch, ccache_capture_batch);
+
+/* ccache_capture_done() for jobs refused by the offload shim. */
+#define CCACHE_ERR_REFUSED EBUSY
 
 static const char * const ccache_fs_type_names[CCACHE_FS_COUNT] = {
 	[CCACHE_FS_EXT4] = "ext4",
@@ -93,53 +106,72 @@ static bool ccache_folio_capturable(struct folio *folio)
 	       !mapping_exiting(folio->mapping);
 }
 
+static void ccache_capture_done(struct kspu_job *job);
+
 /*
- * Capture page @i of @folio into @ci.  Return: the rejection counter to
- * bump, or NULL when the page was captured.
+ * Capture page @i of @folio into @ci as a pending entry, replacing any
+ * older entry for that index; its compress job goes to @job.  Return: the
+ * rejection counter to bump, or NULL when the page was captured.
  */
 static atomic_long_t *ccache_capture_page(struct ccache_inode *ci,
-					  struct folio *folio, unsigned int i)
+					  struct folio *folio, unsigned int i,
+					  struct kspu_job **job)
 {
-	struct ccache_entry *e;
-	void *buf, *src;
+	struct ccache_entry *e, *old;
+	struct ccache_stage *stage;
+	void *src;
 
-	buf = ccache_staging_get();
-	if (!buf)
+	stage = ccache_staging_get();
+	if (!stage)
 		return &ccache_stats.reject_staging_full;
-	e = ccache_entry_alloc(buf);
+	e = ccache_entry_alloc(stage);
 	if (!e) {
-		__ccache_staging_put(buf);
+		__ccache_staging_put(stage);
 		return &ccache_stats.reject_alloc_failure;
 	}
 	src = kmap_local_folio(folio, i * PAGE_SIZE);
-	memcpy(buf, src, PAGE_SIZE);
+	memcpy(stage->page, src, PAGE_SIZE);
 	kunmap_local(src);
 
 	e->ci = ci;
 	e->index = folio->index + i;
 	e->epoch = ci->epoch;
 	e->referenced = folio_test_workingset(folio);
-	if (xa_err(xa_store(&ci->entries, e->index, e,
-			    GFP_NOWAIT | __GFP_NOWARN | __GFP_NOMEMALLOC))) {
+	/* one walk of the index stores the new entry and finds an old one */
+	old = xa_store(&ci->entries, e->index, e,
+		       GFP_NOWAIT | __GFP_NOWARN | __GFP_NOMEMALLOC);
+	if (xa_is_err(old)) {
 		e->ci = NULL;
 		ccache_entry_put(e);
 		return &ccache_stats.reject_alloc_failure;
 	}
+	if (old)
+		ccache_unlink_entry(old);
 	ci->nr_entries++;
-	list_add_tail(&e->list, &ccache_pending);
+	kref_get(&e->ref);		/* the job's */
+	stage->job = (struct kspu_job) {
+		.op = KSPU_COMPRESS,
+		.src = stage->page,
+		.src_len = PAGE_SIZE,
+		.done = ccache_capture_done,
+		.priv = e,
+	};
+	*job = &stage->job;
 	ccache_stat_inc(captures);
 	return NULL;
 }
 
 static void ccache_capture_probe(void *data, struct folio *folio)
 {
+	struct kspu_job **jobs = this_cpu_ptr(&ccache_capture_batch)->jobs;
 	struct address_space *mapping = folio->mapping;
-	unsigned int captured = 0, nr = folio_nr_pages(folio);
+	unsigned int taken, captured = 0, nr = folio_nr_pages(folio);
 	atomic_long_t *reject = NULL;
 	struct ccache_inode *ci;
 	struct ccache_key key;
 	unsigned long flags;
 	bool capture;
+	cycles_t start;
 
 	if (!mapping || !mapping->host || !S_ISREG(mapping->host->i_mode))
 		return;
@@ -153,18 +185,23 @@ static void ccache_capture_probe(void *data, struct folio *folio)
 	if (!capture && !ccache_stat_read(inodes))
 		return;
 
+	start = get_cycles();	/* cheaper than local_clock() here */
 	ccache_key_of(mapping->host, &key);
 	spin_lock_irqsave(&ccache_lock, flags);
 	ci = capture ? ccache_inode_get_or_create(&key) : ccache_inode_lookup(&key);
 	if (ci) {
-		ccache_erase_range(ci, folio->index, folio->index + nr - 1);
 		if (capture && (ci->poisoned || ci->invalidating))
 			reject = &ccache_stats.reject_policy;
 		while (capture && !reject && captured < nr) {
-			reject = ccache_capture_page(ci, folio, captured);
+			reject = ccache_capture_page(ci, folio, captured,
+						     &jobs[captured]);
 			if (!reject)
 				captured++;
 		}
+		/* older copies of the pages not captured must go too */
+		if (captured < nr)
+			ccache_erase_range(ci, folio->index + captured,
+					   folio->index + nr - 1);
 		ccache_inode_tidy(ci);
 	} else if (capture) {
 		reject = &ccache_stats.reject_alloc_failure;
@@ -173,21 +210,29 @@ static void ccache_capture_probe(void *data, struct folio *folio)
 
 	if (reject)		/* the pages not captured */
 		atomic_long_add(nr - captured, reject);
-	if (captured)
-		queue_work(ccache_wq, &ccache_compress_worker);
+	if (!captured)
+		return;
+	taken = kspu_submit(jobs, captured);
+	while (taken < captured) {
+		jobs[taken]->err = -CCACHE_ERR_REFUSED;
+		ccache_capture_done(jobs[taken++]);
+	}
+	ccache_stat_add(capture_cycles, get_cycles() - start);
 }
 
-/* A page of one repeated machine word is kept as that word. */
-static bool ccache_same_filled(const void *page, unsigned long *value)
+/*
+ * A job is done (any context, possibly the probe itself): keep what it
+ * produced in its stage, and leave the rest to the publish worker.
+ */
+static void ccache_capture_done(struct kspu_job *job)
 {
-	const unsigned long *word = page;
-	unsigned int i;
+	struct ccache_stage *stage = container_of(job, struct ccache_stage, job);
 
-	for (i = 1; i < PAGE_SIZE / sizeof(*word); i++)
-		if (word[i] != word[0])
-			return false;
-	*value = word[0];
-	return true;
+	if (!job->err && job->result == KSPU_COMPRESSED &&
+	    job->out_len <= PAGE_SIZE)
+		memcpy(stage->page, job->out, job->out_len);
+	if (llist_add(&stage->done, &ccache_done_stages))
+		queue_work(ccache_wq, &ccache_publish_worker);
 }
 
 /*
@@ -198,14 +243,14 @@ static bool ccache_same_filled(const void *page, unsigned long *value)
 static bool ccache_publish(struct ccache_entry *e, u8 state,
 			   unsigned long value, unsigned int len, u8 alg)
 {
+	struct ccache_stage *stage = NULL;
 	struct ccache_inode *ci;
 	unsigned long flags;
-	void *staging = NULL;
 
 	spin_lock_irqsave(&ccache_lock, flags);
 	ci = e->ci;
 	if (ci && e->epoch == ci->epoch && !ci->poisoned && !ci->invalidating) {
-		staging = e->staging;
+		stage = e->stage;
 		e->state = state;
 		e->value = value;	/* or the handle: same word */
 		e->length = len;
@@ -220,9 +265,9 @@ static bool ccache_publish(struct ccache_entry *e, u8 state,
 		ccache_inode_tidy(ci);
 	}
 	spin_unlock_irqrestore(&ccache_lock, flags);
-	if (staging)
-		ccache_staging_put(staging);
-	return staging;
+	if (stage)
+		ccache_staging_put(stage);
+	return stage;
 }
 
 /* Drop a pending entry that will not be stored. */
@@ -240,53 +285,51 @@ static void ccache_discard(struct ccache_entry *e)
 	spin_unlock_irqrestore(&ccache_lock, flags);
 }
 
-static void ccache_compress_entry(struct ccache_entry *e)
+/* Store what @stage's job produced for its entry, or drop the entry. */
+static void ccache_publish_stage(struct ccache_stage *stage)
 {
-	unsigned long value, handle;
-	unsigned int len = 2 * PAGE_SIZE;
-	u8 alg;
+	struct kspu_job *job = &stage->job;
+	struct ccache_entry *e = job->priv;
+	unsigned long handle;
 
-	if (ccache_same_filled(e->staging, &value)) {
-		ccache_publish(e, CCACHE_SAME_FILLED, value, 0, 0);
+	if (!e->ci)			/* erased meanwhile */
+		return;
+	if (job->err == -CCACHE_ERR_REFUSED || job->err == -ECANCELED) {
+		ccache_stat_inc(reject_offload);
+		ccache_discard(e);
 		return;
 	}
-	if (ccache_compress(e->staging, ccache_compress_buf, &len, &alg) ||
-	    len > ccache_pool_max_object()) {
+	if (job->err || job->out_len > ccache_pool_max_object()) {
 		ccache_stat_inc(reject_poor_compression);
 		ccache_discard(e);
 		return;
 	}
-	handle = ccache_pool_alloc(ccache_compress_buf, len);
-	if (!handle) {
-		ccache_discard(e);
+	if (job->result == KSPU_SAME_FILLED) {
+		ccache_publish(e, CCACHE_SAME_FILLED, job->fill_value, 0, 0);
 		return;
 	}
-	if (!ccache_publish(e, CCACHE_COMPRESSED, handle, len, alg))
+	handle = ccache_pool_alloc(stage->page, job->out_len);
+	if (!handle)
+		ccache_discard(e);	/* counted by the pool */
+	else if (!ccache_publish(e, CCACHE_COMPRESSED, handle, job->out_len,
+				 job->alg))
 		ccache_pool_free_handle(handle);
 }
 
-static void ccache_compress_work(struct work_struct *work)
+static void ccache_publish_work(struct work_struct *work)
 {
+	struct llist_node *done = llist_del_all(&ccache_done_stages);
+	struct ccache_stage *stage, *next;
 	struct ccache_entry *e;
-	unsigned long flags;
 
-	for (;;) {
-		spin_lock_irqsave(&ccache_lock, flags);
-		e = list_first_entry_or_null(&ccache_pending,
-					     struct ccache_entry, list);
-		if (e) {
-			list_del_init(&e->list);
-			kref_get(&e->ref);
-		}
-		spin_unlock_irqrestore(&ccache_lock, flags);
-		if (!e)
-			break;
-		/* an entry erased meanwhile still holds its staging copy */
-		if (e->ci)
-			ccache_compress_entry(e);
-		ccache_entry_put(e);
+	done = llist_reverse_order(done);	/* oldest first */
+	llist_for_each_entry_safe(stage, next, done, done) {
+		e = stage->job.priv;
+		ccache_publish_stage(stage);
+		ccache_entry_put(e);	/* the job's reference */
 		cond_resched();
 	}
+	ccache_entry_reserve_fill();
 }
 
 static void ccache_find_tracepoint(struct tracepoint *tp, void *priv)
@@ -310,12 +353,12 @@ int ccache_capture_init(void)
 		       CCACHE_CAPTURE_TP);
 		return -ENOENT;
 	}
-	ccache_compress_buf = kmalloc(2 * PAGE_SIZE, GFP_KERNEL);
 	ccache_wq = alloc_workqueue("ccache", WQ_UNBOUND, 0);
-	if (!ccache_compress_buf || !ccache_wq) {
-		err = -ENOMEM;
-		goto fail;
-	}
+	if (!ccache_wq)
+		return -ENOMEM;
+	err = ccache_param_start_offload();
+	if (err)
+		goto fail_offload;
 	err = tracepoint_probe_register(ccache_capture_tp, ccache_capture_probe,
 					NULL);
 	if (err) {
@@ -325,21 +368,21 @@ int ccache_capture_init(void)
 	}
 	return 0;
 fail:
-	if (ccache_wq)
-		destroy_workqueue(ccache_wq);
-	kfree(ccache_compress_buf);
+	kspu_exit();
+fail_offload:
+	destroy_workqueue(ccache_wq);
 	return err;
 }
 
 /**
- * ccache_capture_exit() - stop capturing; pending entries are compressed
- * or dropped before it returns
+ * ccache_capture_exit() - stop capturing; pending entries are stored or
+ * dropped before it returns
  */
 void ccache_capture_exit(void)
 {
 	tracepoint_probe_unregister(ccache_capture_tp, ccache_capture_probe,
 				    NULL);
 	tracepoint_synchronize_unregister();
-	destroy_workqueue(ccache_wq);	/* drains the compression worker */
-	kfree(ccache_compress_buf);
+	kspu_exit();			/* every job is done */
+	destroy_workqueue(ccache_wq);	/* drains the publish worker */
 }

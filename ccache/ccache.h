@@ -14,13 +14,17 @@
  *   ccache/serve.c     H2: re-reads served from the store
  *   ccache/hooks.c     H3/H4: invalidation and teardown hooks
  *   crypto/acomp.c     everything that talks to the crypto API
+ *   crypto/lib.c       compression with interrupts off (lib/lzo)
+ *   spu-offload/       where compression runs: the kspu shim (kspu.h)
  */
 #ifndef _CCACHE_CCACHE_H
 #define _CCACHE_CCACHE_H
 
 #include <linux/atomic.h>
+#include <linux/scatterlist.h>
 #include <linux/types.h>
 
+struct acomp_req;
 struct page;
 
 #define CCACHE_VERSION "0.1.0"
@@ -44,8 +48,10 @@ struct ccache_stats {
 	atomic_long_t hits;		/* pages served from the store */
 	atomic_long_t misses;		/* lookups that found nothing to serve */
 	atomic_long_t captures;		/* evicted pages taken in for compression */
+	atomic_long_t capture_cycles;	/* TSC cycles in the probe when capturing */
 	atomic_long_t reject_poor_compression;	/* compressed too poorly to keep */
 	atomic_long_t reject_staging_full;	/* no staging buffer free */
+	atomic_long_t reject_offload;	/* offload backend full or switching */
 	atomic_long_t reject_pool_limit;	/* pool full, nothing to evict */
 	atomic_long_t reject_alloc_failure;	/* an allocation failed */
 	atomic_long_t reject_policy;	/* file or state not cacheable right now */
@@ -70,10 +76,22 @@ unsigned int ccache_param_max_pool_percent(void);
 unsigned int ccache_param_accept_threshold_percent(void);
 unsigned long ccache_param_filesystems(void);
 int ccache_param_start_compressor(void);
+int ccache_param_start_offload(void);
 
 /* sysfs.c */
 int ccache_sysfs_init(void);
 void ccache_sysfs_exit(void);
+
+/*
+ * An asynchronous compression (crypto/acomp.c): the crypto request and its
+ * buffers' scatterlists, kept by the caller from start to done().
+ */
+struct ccache_async_req {
+	struct acomp_req *req;
+	struct scatterlist in, out;
+	int alg;		/* the slot @req belongs to */
+	void (*done)(struct ccache_async_req *r, int err, unsigned int dlen);
+};
 
 /* crypto/acomp.c */
 bool ccache_comp_available(const char *name);
@@ -83,5 +101,18 @@ int ccache_comp_select(const char *name);
 int ccache_compress(const void *src, void *dst, unsigned int *dlen, u8 *alg);
 int ccache_decompress(u8 alg, const void *src, unsigned int slen,
 		      struct page *dst);
+int ccache_compress_atomic(const void *src, void *dst, unsigned int *dlen,
+			   u8 *alg);
+bool ccache_comp_atomic_capable(const char *name);
+int ccache_async_start(struct ccache_async_req *r, const void *src,
+		       void *dst, unsigned int dlen);
+void ccache_async_release(struct ccache_async_req *r);
+
+/* crypto/lib.c */
+int ccache_lib_codec(const char *name);
+int ccache_lib_compress(int codec, const void *src, void *dst,
+			unsigned int *dlen);
+int ccache_lib_start(void);
+void ccache_lib_stop(void);
 
 #endif /* _CCACHE_CCACHE_H */

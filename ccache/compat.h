@@ -11,10 +11,13 @@
  *                              register_shrinker()
  *   CCACHE_HAVE_FTRACE_REGS_SET_IP  ftrace_regs_set_instruction_pointer()
  *                              replaces ftrace_instruction_pointer_set()
+ *   CCACHE_HAVE_CRYPTO_CB_VOID crypto completions get the caller's data
+ *                              pointer, not the crypto_async_request (6.3)
  */
 #ifndef _CCACHE_COMPAT_H
 #define _CCACHE_COMPAT_H
 
+#include <linux/crypto.h>
 #include <linux/ftrace.h>
 #include <linux/numa.h>
 #include <linux/shrinker.h>
@@ -124,5 +127,26 @@ static __always_inline void ccache_ftrace_set_ip(struct ftrace_regs *fregs,
 	ftrace_instruction_pointer_set(fregs, ip);
 #endif
 }
+
+/*
+ * A crypto completion callback's first argument: declare callbacks as
+ * void fn(CCACHE_CRYPTO_CB_ARG *arg, int err) and get the data pointer
+ * given to acomp_request_set_callback() with ccache_crypto_cb_data(arg).
+ */
+#ifdef CCACHE_HAVE_CRYPTO_CB_VOID
+#define CCACHE_CRYPTO_CB_ARG void
+
+static inline void *ccache_crypto_cb_data(void *arg)
+{
+	return arg;
+}
+#else
+#define CCACHE_CRYPTO_CB_ARG struct crypto_async_request
+
+static inline void *ccache_crypto_cb_data(struct crypto_async_request *arg)
+{
+	return arg->data;
+}
+#endif
 
 #endif /* _CCACHE_COMPAT_H */

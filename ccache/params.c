@@ -16,6 +16,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cpumask.h>
 #include <linux/crypto.h>
 #include <linux/ctype.h>
 #include <linux/kernel.h>
@@ -25,6 +26,7 @@
 #include <linux/sysfs.h>
 
 #include "ccache.h"
+#include "../spu-offload/kspu.h"
 
 /* How much of a rejected value the warning shows. */
 #define CCACHE_SHOWN_INPUT 32
@@ -98,6 +100,7 @@ struct ccache_uint_knob {
 	unsigned int *val;
 	unsigned int min;
 	unsigned int max;
+	int (*apply)(unsigned int v);	/* or NULL; an error refuses @v */
 };
 
 static int ccache_uint_set(const char *val, const struct kernel_param *kp)
@@ -112,6 +115,8 @@ static int ccache_uint_set(const char *val, const struct kernel_param *kp)
 				    val, knob->min, knob->max);
 		return -EINVAL;
 	}
+	if (knob->apply && knob->apply(v))
+		return ccache_reject(kp, val, "cannot apply it now");
 	WRITE_ONCE(*knob->val, v);
 	return 0;
 }
@@ -131,6 +136,7 @@ static const struct kernel_param_ops ccache_uint_ops = {
 /* ---- compressor: a crypto API compression algorithm ---- */
 
 static char ccache_compressor[CRYPTO_MAX_ALG_NAME] = "lzo";
+static char ccache_offload[16] = "cpu";
 
 static int ccache_compressor_set(const char *val, const struct kernel_param *kp)
 {
@@ -140,6 +146,9 @@ static int ccache_compressor_set(const char *val, const struct kernel_param *kp)
 
 	if (ccache_parse_word(val, name, sizeof(name)))
 		return ccache_reject(kp, val, "expected a name such as lzo or zstd");
+	if (!strcmp(ccache_offload, "inline") &&
+	    !ccache_comp_atomic_capable(name))
+		return ccache_reject(kp, val, "offload=inline works with lzo and lzo-rle only");
 	err = ccache_comp_select(name);
 	if (err == -ENOENT)
 		return ccache_reject(kp, val, "the crypto API has no such compression algorithm");
@@ -159,6 +168,137 @@ static int ccache_compressor_get(char *buf, const struct kernel_param *kp)
 static const struct kernel_param_ops ccache_compressor_ops = {
 	.set = ccache_compressor_set,
 	.get = ccache_compressor_get,
+};
+
+/* ---- offload: where compression runs (spu-offload/kspu.h) ---- */
+
+static int ccache_offload_set(const char *val, const struct kernel_param *kp)
+{
+	char name[sizeof(ccache_offload)];
+	int err;
+
+	if (ccache_parse_word(val, name, sizeof(name)) ||
+	    !kspu_backend_exists(name))
+		return ccache_reject(kp, val, "expected inline, cpu or acomp-async");
+	if (!strcmp(name, "inline") &&
+	    !ccache_comp_atomic_capable(ccache_compressor))
+		return ccache_reject(kp, val, "inline needs compressor lzo or lzo-rle");
+	err = kspu_select(name);
+	if (err)
+		return ccache_reject(kp, val, "cannot start this backend");
+	strscpy(ccache_offload, name, sizeof(ccache_offload));
+	return 0;
+}
+
+static int ccache_offload_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n", ccache_offload);
+}
+
+static const struct kernel_param_ops ccache_offload_ops = {
+	.set = ccache_offload_set,
+	.get = ccache_offload_get,
+};
+
+/*
+ * The cpu backend's settings: its CPUs (all when ccache_offload_all), the
+ * jobs a thread takes at a time, and its scheduling policy.  They are
+ * applied together by ccache_offload_apply(), and kept only if it works.
+ */
+static struct cpumask ccache_offload_cpus;
+static bool ccache_offload_all = true;
+static unsigned int ccache_offload_batch = 16;
+static bool ccache_offload_sched_idle = true;
+
+static int ccache_offload_apply(const struct cpumask *cpus, bool all,
+				unsigned int batch, bool sched_idle)
+{
+	int err = kspu_cpu_configure(all ? NULL : cpus, batch, sched_idle);
+
+	if (err)
+		return err;
+	if (!all)
+		cpumask_copy(&ccache_offload_cpus, cpus);
+	ccache_offload_all = all;
+	ccache_offload_sched_idle = sched_idle;
+	return 0;
+}
+
+static int ccache_offload_cpus_set(const char *val,
+				   const struct kernel_param *kp)
+{
+	struct cpumask *mask;
+	char list[128];
+	bool all;
+	int err;
+
+	if (strlen(val) >= sizeof(list))
+		return ccache_reject(kp, val, "list too long");
+	strscpy(list, val, sizeof(list));
+	all = sysfs_streq(list, "all");
+	mask = kzalloc(cpumask_size(), GFP_KERNEL);
+	if (!mask)
+		return -ENOMEM;
+	err = all ? 0 : cpulist_parse(strim(list), mask);
+	if (!err && !all && (cpumask_empty(mask) ||
+			     !cpumask_subset(mask, cpu_possible_mask)))
+		err = -EINVAL;
+	if (!err)
+		err = ccache_offload_apply(mask, all, ccache_offload_batch,
+					   ccache_offload_sched_idle);
+	kfree(mask);
+	if (err)
+		return ccache_reject(kp, val, "expected all or online CPUs such as 0-1,3");
+	return 0;
+}
+
+static int ccache_offload_cpus_get(char *buf, const struct kernel_param *kp)
+{
+	if (ccache_offload_all)
+		return sysfs_emit(buf, "all\n");
+	return sysfs_emit(buf, "%*pbl\n", cpumask_pr_args(&ccache_offload_cpus));
+}
+
+static const struct kernel_param_ops ccache_offload_cpus_ops = {
+	.set = ccache_offload_cpus_set,
+	.get = ccache_offload_cpus_get,
+};
+
+static int ccache_offload_batch_apply(unsigned int batch)
+{
+	return ccache_offload_apply(&ccache_offload_cpus, ccache_offload_all,
+				    batch, ccache_offload_sched_idle);
+}
+
+static const char * const ccache_sched_names[] = { "nice", "idle" };
+
+static int ccache_offload_sched_set(const char *val,
+				    const struct kernel_param *kp)
+{
+	char word[8];
+	int idle;
+
+	if (ccache_parse_word(val, word, sizeof(word)))
+		return ccache_reject(kp, val, "expected idle or nice");
+	idle = match_string(ccache_sched_names, ARRAY_SIZE(ccache_sched_names),
+			    word);
+	if (idle < 0)
+		return ccache_reject(kp, val, "expected idle or nice");
+	if (ccache_offload_apply(&ccache_offload_cpus, ccache_offload_all,
+				 ccache_offload_batch, idle))
+		return ccache_reject(kp, val, "cannot restart the offload threads");
+	return 0;
+}
+
+static int ccache_offload_sched_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n",
+			  ccache_sched_names[ccache_offload_sched_idle]);
+}
+
+static const struct kernel_param_ops ccache_offload_sched_ops = {
+	.set = ccache_offload_sched_set,
+	.get = ccache_offload_sched_get,
 };
 
 /* ---- filesystems: comma-separated list of filesystems to cache ---- */
@@ -239,6 +379,27 @@ module_param_cb(accept_threshold_percent, &ccache_uint_ops,
 MODULE_PARM_DESC(accept_threshold_percent,
 		 "After the pool fills, accept new pages again below this percent of the limit (0-100, default 90)");
 
+module_param_cb(offload, &ccache_offload_ops, NULL, 0644);
+MODULE_PARM_DESC(offload,
+		 "Where compression runs: inline (in reclaim), cpu (idle cores) or acomp-async (default cpu)");
+
+module_param_cb(offload_cpus, &ccache_offload_cpus_ops, NULL, 0644);
+MODULE_PARM_DESC(offload_cpus,
+		 "CPUs the cpu backend's threads may use: all or a list such as 0-1,3 (default all)");
+
+static struct ccache_uint_knob ccache_offload_batch_knob = {
+	.val = &ccache_offload_batch, .min = 1, .max = 1024,
+	.apply = ccache_offload_batch_apply,
+};
+module_param_cb(offload_batch, &ccache_uint_ops, &ccache_offload_batch_knob,
+		0644);
+MODULE_PARM_DESC(offload_batch,
+		 "Jobs a cpu backend thread takes at a time (1-1024, default 16)");
+
+module_param_cb(offload_sched, &ccache_offload_sched_ops, NULL, 0644);
+MODULE_PARM_DESC(offload_sched,
+		 "Priority of the cpu backend's threads: idle (SCHED_IDLE) or nice (nice 19) (default idle)");
+
 module_param_cb(filesystems, &ccache_filesystems_ops, NULL, 0644);
 MODULE_PARM_DESC(filesystems,
 		 "Comma-separated filesystems to cache: ext4, xfs (default ext4,xfs)");
@@ -296,6 +457,32 @@ int ccache_param_start_compressor(void)
 		pr_err("cannot set up compressor %s: %d\n", ccache_compressor, err);
 	else
 		pr_info("compressor %s\n", ccache_compressor);
+	kernel_param_unlock(THIS_MODULE);
+	return err;
+}
+
+/**
+ * ccache_param_start_offload() - start the backend the "offload" knob names
+ *
+ * Until this call the offload knobs only check and record values; from
+ * then on they switch and reconfigure backends.  Takes the module's
+ * parameter lock so the knobs cannot change meanwhile; may sleep.
+ *
+ * Return: 0 or a negative errno, logged.
+ */
+int ccache_param_start_offload(void)
+{
+	int err;
+
+	kernel_param_lock(THIS_MODULE);
+	err = ccache_offload_apply(&ccache_offload_cpus, ccache_offload_all,
+				   ccache_offload_batch,
+				   ccache_offload_sched_idle);
+	if (!err)
+		err = kspu_init(ccache_offload);
+	if (err)
+		pr_err("cannot start offload backend %s: %d\n", ccache_offload,
+		       err);
 	kernel_param_unlock(THIS_MODULE);
 	return err;
 }

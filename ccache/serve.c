@@ -84,6 +84,7 @@ static bool ccache_take(const struct ccache_key *key, pgoff_t index,
 /* Fill @page from @e.  Return: true when its data is whole. */
 static bool ccache_fill(struct ccache_entry *e, struct page *page, void *buf)
 {
+	struct kspu_job job;
 	void *dst;
 
 	if (e->state == CCACHE_SAME_FILLED) {
@@ -92,8 +93,15 @@ static bool ccache_fill(struct ccache_entry *e, struct page *page, void *buf)
 		kunmap_local(dst);
 		return true;
 	}
+	job = (struct kspu_job) {
+		.op = KSPU_DECOMPRESS,
+		.alg = e->alg,
+		.src = buf,
+		.src_len = e->length,
+		.dst = page,
+	};
 	ccache_pool_load(e, buf);
-	if (ccache_decompress(e->alg, buf, e->length, page)) {
+	if (kspu_run_sync(&job)) {
 		ccache_stat_inc(decompress_errors);
 		return false;
 	}

@@ -10,8 +10,8 @@
  * explicitly (hooks.c).
  *
  * Locking.  One IRQ-safe spinlock, ccache_lock, protects the inode hash,
- * each inode's entry xarray and its epoch and flags, the pending list, the
- * LRU and the staging buffers.  The capture probe runs under the page
+ * each inode's entry xarray and its epoch and flags, the LRU and the free
+ * staging buffers.  The capture probe runs under the page
  * cache's own locks with interrupts off, so the order is:
  *
  *   inode->i_lock
@@ -23,9 +23,9 @@
  * ccache_lock: no zsmalloc, no crypto, no allocation beyond GFP_NOWAIT.
  *
  * Entry lifetime.  An entry holds one reference for being in the store (in
- * its inode's xarray and on the pending list or the LRU); whoever works on
- * it outside the lock (the compression worker, a reader being served)
- * holds another.  Erasing an entry removes it from the xarray and the
+ * its inode's xarray, and on the LRU once stored); whoever works on it
+ * outside the lock (its offload job until published, a reader being
+ * served) holds another.  Erasing an entry removes it from the xarray and the
  * lists and drops the store's reference; the last reference frees it in a
  * worker, because freeing may call zsmalloc.
  *
@@ -49,6 +49,8 @@
 #include <linux/types.h>
 #include <linux/xarray.h>
 
+#include "../spu-offload/kspu.h"
+
 extern spinlock_t ccache_lock;
 
 /* Identity of a file: what survives the eviction of its struct inode. */
@@ -69,6 +71,18 @@ struct ccache_inode {
 	bool poisoned;			/* direct I/O written: never cache again */
 };
 
+/*
+ * A staging buffer: the raw copy of an evicted page, and the offload job
+ * that compresses it.  Preallocated; owned by a pending entry from capture
+ * until the entry is published (the page then holds the compressed bytes
+ * for a moment) or freed.
+ */
+struct ccache_stage {
+	struct kspu_job job;
+	struct llist_node done;		/* compressed, waiting to be published */
+	void *page;
+};
+
 enum ccache_entry_state {
 	CCACHE_PENDING,		/* raw copy in a staging buffer, not yet compressed */
 	CCACHE_COMPRESSED,	/* compressed object in the pool */
@@ -83,14 +97,14 @@ struct ccache_entry {
 	u8 alg;			/* compressor id (crypto/acomp.c) */
 	u16 length;		/* compressed length */
 	union {
-		struct list_head list;	/* pending list or LRU, under ccache_lock */
+		struct list_head list;	/* LRU once stored, under ccache_lock */
 		struct llist_node free;	/* after the last reference: to be freed */
 	};
 	struct ccache_inode *ci;
 	pgoff_t index;
 	unsigned long epoch;	/* ci->epoch at capture */
 	union {
-		void *staging;		/* CCACHE_PENDING */
+		struct ccache_stage *stage;	/* CCACHE_PENDING */
 		unsigned long handle;	/* CCACHE_COMPRESSED: zsmalloc handle */
 		unsigned long value;	/* CCACHE_SAME_FILLED */
 	};
@@ -103,10 +117,11 @@ void ccache_key_of(struct inode *inode, struct ccache_key *key);
 struct ccache_inode *ccache_inode_lookup(const struct ccache_key *key);
 struct ccache_inode *ccache_inode_get_or_create(const struct ccache_key *key);
 void ccache_inode_tidy(struct ccache_inode *ci);
-struct ccache_entry *ccache_entry_alloc(void *staging);
+struct ccache_entry *ccache_entry_alloc(struct ccache_stage *stage);
 unsigned long ccache_erase_range(struct ccache_inode *ci, pgoff_t first,
 				 pgoff_t last);
 void ccache_erase_entry(struct ccache_entry *e);
+void ccache_unlink_entry(struct ccache_entry *e);
 void ccache_entry_put(struct ccache_entry *e);
 void ccache_invalidate_begin(const struct ccache_key *key, pgoff_t first,
 			     pgoff_t last, bool poison);
@@ -115,10 +130,11 @@ void ccache_invalidate_end(const struct ccache_key *key, pgoff_t first,
 void ccache_drop_inode(const struct ccache_key *key);
 void ccache_drop_sb(struct super_block *sb);
 void ccache_drop_all(void);
-void *ccache_staging_get(void);
-void __ccache_staging_put(void *buf);
-void ccache_staging_put(void *buf);
+struct ccache_stage *ccache_staging_get(void);
+void __ccache_staging_put(struct ccache_stage *stage);
+void ccache_staging_put(struct ccache_stage *stage);
 void ccache_graveyard_drain(void);
+void ccache_entry_reserve_fill(void);
 unsigned long ccache_staging_bytes(void);
 
 /* pool.c */

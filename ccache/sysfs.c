@@ -3,7 +3,10 @@
  * The read-only tree /sys/kernel/mm/ccache/: one value per file, each file
  * documented in Documentation/ABI/testing/sysfs-kernel-mm-ccache.
  *
- * Lifetime: the directory exists from ccache_sysfs_init() until
+ * /sys/kernel/mm/ccache/offload/BACKEND/ holds each offload backend's
+ * counters (struct kspu_stats), whether it is the current one or not.
+ *
+ * Lifetime: the directories exist from ccache_sysfs_init() until
  * ccache_sysfs_exit(); kobject_put() there waits for no reader, so every
  * show() handler must only read data that outlives the module's own exit
  * path up to that call.
@@ -11,12 +14,16 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/kernfs.h>
+#include <linux/math64.h>
 #include <linux/kobject.h>
 #include <linux/mm.h>
 #include <linux/sysfs.h>
 
 #include "ccache.h"
 #include "store.h"
+#include "../spu-offload/kspu.h"
+
+#include <asm/tsc.h>
 
 static ssize_t version_show(struct kobject *kobj, struct kobj_attribute *attr,
 			    char *buf)
@@ -37,6 +44,35 @@ static unsigned long ccache_mem_used_bytes(void)
 	return ccache_pool_bytes() + ccache_staging_bytes() +
 	       ccache_stat_read(entries) * sizeof(struct ccache_entry) +
 	       ccache_stat_read(inodes) * sizeof(struct ccache_inode);
+}
+
+/*
+ * Captures per second, over the last whole second: sampled by a delayed
+ * work item from ccache_sysfs_init() to ccache_sysfs_exit().
+ */
+static unsigned long ccache_capture_rate, ccache_capture_last;
+static void ccache_rate_work(struct work_struct *work);
+static DECLARE_DELAYED_WORK(ccache_rate_worker, ccache_rate_work);
+
+static void ccache_rate_work(struct work_struct *work)
+{
+	unsigned long now = ccache_stat_read(captures);
+
+	WRITE_ONCE(ccache_capture_rate, now - ccache_capture_last);
+	ccache_capture_last = now;
+	schedule_delayed_work(&ccache_rate_worker, HZ);
+}
+
+static unsigned long ccache_captures_per_sec(void)
+{
+	return READ_ONCE(ccache_capture_rate);
+}
+
+/* The capture probe counts TSC cycles: local_clock() costs it more. */
+static unsigned long ccache_capture_ns(void)
+{
+	return tsc_khz ? mul_u64_u32_div(ccache_stat_read(capture_cycles),
+					 USEC_PER_SEC, tsc_khz) : 0;
 }
 
 static unsigned long ccache_compression_ratio_permille(void)
@@ -83,8 +119,10 @@ static struct ccache_stat_attr ccache_stat_attrs[] = {
 	CCACHE_COUNTER(hits),
 	CCACHE_COUNTER(misses),
 	CCACHE_COUNTER(captures),
+	CCACHE_DERIVED(capture_ns),
 	CCACHE_COUNTER(reject_poor_compression),
 	CCACHE_COUNTER(reject_staging_full),
+	CCACHE_COUNTER(reject_offload),
 	CCACHE_COUNTER(reject_pool_limit),
 	CCACHE_COUNTER(reject_alloc_failure),
 	CCACHE_COUNTER(reject_policy),
@@ -94,7 +132,60 @@ static struct ccache_stat_attr ccache_stat_attrs[] = {
 	CCACHE_COUNTER(same_filled_pages),
 	CCACHE_COUNTER(decompress_errors),
 	CCACHE_DERIVED(compression_ratio_permille),
+	CCACHE_DERIVED(captures_per_sec),
 };
+
+/* The counters of each offload backend, one per file. */
+struct ccache_kspu_attr {
+	const char *name;
+	size_t offset;				/* into struct kspu_stats */
+	long (*derive)(struct kspu_stats *s);	/* or this */
+	struct kobj_attribute attr;		/* set up at init */
+};
+
+static ssize_t ccache_kspu_show(struct kobject *kobj,
+				struct kobj_attribute *attr, char *buf)
+{
+	struct ccache_kspu_attr *a = container_of(attr, struct ccache_kspu_attr,
+						  attr);
+	struct kspu_backend *b;
+	unsigned int i;
+
+	atomic_long_t *v;
+
+	for (i = 0; (b = kspu_backend_at(i)); i++) {
+		if (strcmp(b->name, kobject_name(kobj)))
+			continue;
+		v = (atomic_long_t *)((char *)&b->stats + a->offset);
+		return sysfs_emit(buf, "%ld\n",
+				  max(a->derive ? a->derive(&b->stats) :
+					  atomic_long_read(v), 0L));
+	}
+	return -ENODEV;
+}
+
+#define CCACHE_KSPU_COUNTER(name) { #name, offsetof(struct kspu_stats, name) }
+
+static struct ccache_kspu_attr ccache_kspu_attrs[] = {
+	{ "submitted", 0, kspu_submitted },
+	CCACHE_KSPU_COUNTER(completed),
+	CCACHE_KSPU_COUNTER(dropped),
+	CCACHE_KSPU_COUNTER(failed),
+	CCACHE_KSPU_COUNTER(queued),
+	CCACHE_KSPU_COUNTER(max_queue_depth),
+	CCACHE_KSPU_COUNTER(compress_ns),
+	CCACHE_KSPU_COUNTER(decompress_ns),
+};
+
+static struct attribute *ccache_kspu_attr_list[ARRAY_SIZE(ccache_kspu_attrs) + 1];
+
+static const struct attribute_group ccache_kspu_group = {
+	.attrs = ccache_kspu_attr_list,
+};
+
+/* offload/ and one directory per backend, NULL-terminated */
+static struct kobject *ccache_offload_kobj;
+static struct kobject *ccache_kspu_kobjs[8];
 
 /* version, the statistics, NULL */
 static struct attribute *ccache_attrs[ARRAY_SIZE(ccache_stat_attrs) + 2];
@@ -104,6 +195,59 @@ static const struct attribute_group ccache_attr_group = {
 };
 
 static struct kobject *ccache_kobj;
+
+/* Make @attr a read-only file @name shown by @show.  Return: its attribute. */
+static struct attribute *
+ccache_attr_init(struct kobj_attribute *attr, const char *name,
+		 ssize_t (*show)(struct kobject *, struct kobj_attribute *,
+				 char *))
+{
+	sysfs_attr_init(&attr->attr);
+	attr->attr.name = name;
+	attr->attr.mode = 0444;
+	attr->show = show;
+	return &attr->attr;
+}
+
+/* Create offload/BACKEND/ for every backend. */
+static int ccache_sysfs_offload_init(void)
+{
+	struct kspu_backend *b;
+	struct kobject *kobj;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ccache_kspu_attrs); i++)
+		ccache_kspu_attr_list[i] =
+			ccache_attr_init(&ccache_kspu_attrs[i].attr,
+					 ccache_kspu_attrs[i].name,
+					 ccache_kspu_show);
+	ccache_offload_kobj = kobject_create_and_add("offload", ccache_kobj);
+	if (!ccache_offload_kobj)
+		return -ENOMEM;
+	for (i = 0; (b = kspu_backend_at(i)); i++) {
+		if (WARN_ON(i + 1 >= ARRAY_SIZE(ccache_kspu_kobjs)))
+			return -ENOSPC;
+		kobj = kobject_create_and_add(b->name, ccache_offload_kobj);
+		if (!kobj)
+			return -ENOMEM;
+		ccache_kspu_kobjs[i] = kobj;
+		if (sysfs_create_group(kobj, &ccache_kspu_group))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void ccache_sysfs_offload_exit(void)
+{
+	unsigned int i;
+
+	for (i = 0; ccache_kspu_kobjs[i]; i++) {
+		kobject_put(ccache_kspu_kobjs[i]);
+		ccache_kspu_kobjs[i] = NULL;
+	}
+	kobject_put(ccache_offload_kobj);
+	ccache_offload_kobj = NULL;
+}
 
 /*
  * The kobject of /sys/kernel/mm.  mm_kobj itself is not exported on every
@@ -141,24 +285,23 @@ int ccache_sysfs_init(void)
 		return -ENOENT;
 	}
 	ccache_attrs[0] = &ccache_attr_version.attr;
-	for (i = 0; i < ARRAY_SIZE(ccache_stat_attrs); i++) {
-		struct kobj_attribute *attr = &ccache_stat_attrs[i].attr;
-
-		sysfs_attr_init(&attr->attr);
-		attr->attr.name = ccache_stat_attrs[i].name;
-		attr->attr.mode = 0444;
-		attr->show = ccache_stat_show;
-		ccache_attrs[i + 1] = &attr->attr;
-	}
+	for (i = 0; i < ARRAY_SIZE(ccache_stat_attrs); i++)
+		ccache_attrs[i + 1] = ccache_attr_init(&ccache_stat_attrs[i].attr,
+						       ccache_stat_attrs[i].name,
+						       ccache_stat_show);
 	ccache_kobj = kobject_create_and_add(KBUILD_MODNAME, mm);
 	if (!ccache_kobj)
 		return -ENOMEM;
 	err = sysfs_create_group(ccache_kobj, &ccache_attr_group);
+	if (!err)
+		err = ccache_sysfs_offload_init();
 	if (err) {
-		kobject_put(ccache_kobj);
-		ccache_kobj = NULL;
+		ccache_sysfs_exit();
+		return err;
 	}
-	return err;
+	ccache_capture_last = ccache_stat_read(captures);
+	schedule_delayed_work(&ccache_rate_worker, HZ);
+	return 0;
 }
 
 /**
@@ -166,6 +309,8 @@ int ccache_sysfs_init(void)
  */
 void ccache_sysfs_exit(void)
 {
+	cancel_delayed_work_sync(&ccache_rate_worker);
+	ccache_sysfs_offload_exit();
 	kobject_put(ccache_kobj);
 	ccache_kobj = NULL;
 }

@@ -24,6 +24,7 @@
 #include <linux/scatterlist.h>
 
 #include "../ccache/ccache.h"
+#include "../ccache/compat.h"
 
 #define CCACHE_MAX_ALGS 8
 
@@ -37,12 +38,18 @@ struct ccache_comp_ctx {
 struct ccache_alg {
 	char name[CRYPTO_MAX_ALG_NAME];
 	struct ccache_comp_ctx __percpu *ctx;
+	int lib;			/* crypto/lib.c codec, or -1 */
 };
 
 static DEFINE_MUTEX(ccache_alg_mutex);
 static struct ccache_alg ccache_algs[CCACHE_MAX_ALGS];	/* set up in order */
-static int ccache_nr_algs;		/* slots set up; under ccache_alg_mutex */
-static int ccache_alg_current = -1;	/* READ_ONCE(); -1 before init */
+/*
+ * Slots set up, and the one new pages use (-1 before init).  Written under
+ * ccache_alg_mutex with smp_store_release() once the slot is set up, read
+ * with smp_load_acquire(), so a reader on any CPU sees the slot whole.
+ */
+static int ccache_nr_algs;
+static int ccache_alg_current = -1;
 
 /**
  * ccache_comp_available() - can pages be compressed with this algorithm?
@@ -104,6 +111,7 @@ static int ccache_alg_setup(struct ccache_alg *alg, const char *name)
 					   crypto_req_done, &ctx->wait);
 	}
 	strscpy(alg->name, name, sizeof(alg->name));
+	alg->lib = ccache_lib_codec(name);
 	return 0;
 }
 
@@ -137,9 +145,9 @@ int ccache_comp_select(const char *name)
 		err = ccache_alg_setup(&ccache_algs[i], name);
 		if (err)
 			goto out;
-		ccache_nr_algs++;
+		smp_store_release(&ccache_nr_algs, ccache_nr_algs + 1); /* see above */
 	}
-	WRITE_ONCE(ccache_alg_current, i);
+	smp_store_release(&ccache_alg_current, i);	/* see above */
 out:
 	mutex_unlock(&ccache_alg_mutex);
 	return err;
@@ -175,7 +183,7 @@ static int ccache_comp_run(int id, bool compress, struct scatterlist *src,
  */
 int ccache_compress(const void *src, void *dst, unsigned int *dlen, u8 *alg)
 {
-	int id = READ_ONCE(ccache_alg_current);
+	int id = smp_load_acquire(&ccache_alg_current);	/* see above */
 	struct scatterlist in, out;
 
 	if (id < 0)
@@ -184,6 +192,106 @@ int ccache_compress(const void *src, void *dst, unsigned int *dlen, u8 *alg)
 	sg_init_one(&out, dst, *dlen);
 	*alg = id;
 	return ccache_comp_run(id, true, &in, PAGE_SIZE, &out, dlen);
+}
+
+/**
+ * ccache_compress_atomic() - compress one page with interrupts off
+ * @src: the page's bytes
+ * @dst: output buffer, at least 2 * PAGE_SIZE bytes
+ * @dlen: in: size of @dst; out: compressed length
+ * @alg: out: the slot of the current algorithm, whose format this is
+ *
+ * Uses crypto/lib.c, which only some algorithms have.
+ *
+ * Context: any, interrupts or preemption disabled; never sleeps.
+ * Return: 0, -EOPNOTSUPP when the current algorithm cannot be used here,
+ * or another negative errno.
+ */
+int ccache_compress_atomic(const void *src, void *dst, unsigned int *dlen,
+			   u8 *alg)
+{
+	int id = smp_load_acquire(&ccache_alg_current);	/* see above */
+
+	if (id < 0)
+		return -ENODEV;
+	*alg = id;
+	return ccache_lib_compress(ccache_algs[id].lib, src, dst, dlen);
+}
+
+/**
+ * ccache_comp_atomic_capable() - can ccache_compress_atomic() use @name?
+ * @name: crypto API algorithm name
+ *
+ * Return: true when crypto/lib.c has a codec for it.
+ */
+bool ccache_comp_atomic_capable(const char *name)
+{
+	return ccache_lib_codec(name) >= 0;
+}
+
+static void ccache_async_done(CCACHE_CRYPTO_CB_ARG *arg, int err)
+{
+	struct ccache_async_req *r = ccache_crypto_cb_data(arg);
+
+	if (err == -EINPROGRESS)	/* a backlogged request has started */
+		return;
+	r->done(r, err, r->req->dlen);
+}
+
+/**
+ * ccache_async_start() - start compressing one page, without waiting
+ * @r: the request; @r->done set by the caller
+ * @src: the page's bytes (directly mapped memory, kept until done)
+ * @dst: output buffer (directly mapped memory, kept until done)
+ * @dlen: size of @dst
+ *
+ * (Re)allocates @r's crypto request for the current algorithm when it
+ * belongs to another, and submits it.  @r->done() is called exactly once
+ * with the result: from the driver's completion (any context) when the
+ * algorithm is asynchronous, or before this function returns when it
+ * completed at once.  @r->alg tells which slot compressed.
+ *
+ * Context: process context; may sleep (allocation), never waits for the
+ * compression itself.
+ * Return: 0 when @r->done() was or will be called, else a negative errno
+ * and @r->done() is not called.
+ */
+int ccache_async_start(struct ccache_async_req *r, const void *src,
+		       void *dst, unsigned int dlen)
+{
+	int id = smp_load_acquire(&ccache_alg_current);	/* see above */
+	int err;
+
+	if (id < 0)
+		return -ENODEV;
+	if (r->req && r->alg != id)
+		ccache_async_release(r);
+	if (!r->req) {
+		r->req = acomp_request_alloc(raw_cpu_ptr(ccache_algs[id].ctx)->tfm);
+		if (!r->req)
+			return -ENOMEM;
+		r->alg = id;
+	}
+	sg_init_one(&r->in, src, PAGE_SIZE);
+	sg_init_one(&r->out, dst, dlen);
+	acomp_request_set_params(r->req, &r->in, &r->out, PAGE_SIZE, dlen);
+	acomp_request_set_callback(r->req, CRYPTO_TFM_REQ_MAY_BACKLOG,
+				   ccache_async_done, r);
+	err = crypto_acomp_compress(r->req);
+	if (err != -EINPROGRESS && err != -EBUSY)
+		r->done(r, err, r->req->dlen);
+	return 0;
+}
+
+/**
+ * ccache_async_release() - free a request's crypto state
+ * @r: a request not in flight
+ */
+void ccache_async_release(struct ccache_async_req *r)
+{
+	if (r->req)
+		acomp_request_free(r->req);
+	r->req = NULL;
 }
 
 /**
@@ -203,7 +311,7 @@ int ccache_decompress(u8 alg, const void *src, unsigned int slen,
 	struct scatterlist in, out;
 	int err;
 
-	if (alg >= READ_ONCE(ccache_nr_algs))
+	if (alg >= smp_load_acquire(&ccache_nr_algs))	/* see above */
 		return -EINVAL;
 	sg_init_one(&in, src, slen);
 	sg_init_table(&out, 1);
@@ -226,8 +334,8 @@ int ccache_comp_init(const char *name)
 	mutex_lock(&ccache_alg_mutex);
 	err = ccache_alg_setup(&ccache_algs[0], name);
 	if (!err) {
-		ccache_nr_algs = 1;
-		WRITE_ONCE(ccache_alg_current, 0);
+		smp_store_release(&ccache_nr_algs, 1);		/* see above */
+		smp_store_release(&ccache_alg_current, 0);	/* see above */
 	}
 	mutex_unlock(&ccache_alg_mutex);
 	return err;
@@ -245,7 +353,7 @@ void ccache_comp_exit(void)
 	mutex_lock(&ccache_alg_mutex);
 	for (i = 0; i < ccache_nr_algs; i++)
 		ccache_alg_free(&ccache_algs[i]);
-	ccache_nr_algs = 0;
+	WRITE_ONCE(ccache_nr_algs, 0);
 	WRITE_ONCE(ccache_alg_current, -1);
 	mutex_unlock(&ccache_alg_mutex);
 }
