@@ -4,7 +4,7 @@
 # insert range, O_DIRECT write, buffered overwrite, rename-over, inode cache
 # eviction and drop_caches, each while the file's old pages sit in ccache,
 # each followed by reads that must match a model (see progs/coherence.sh).
-# VM: mem=192 cpus=1 disk=ext4:512M timeout=150
+# VM: mem=192 cpus=2 disk=ext4:512M timeout=150
 # shellcheck source=selftests/lib/tap.sh
 . ./lib/tap.sh
 # shellcheck source=selftests/progs/cctest.sh

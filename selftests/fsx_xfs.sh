@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # fsx and a compressible-data churn on xfs under waves of memory pressure,
 # with ccache loaded: no read may differ from the model (see progs/fsx.sh).
-# VM: mem=256 cpus=1 disk=xfs:512M timeout=180
+# VM: mem=256 cpus=2 disk=xfs:512M timeout=180
 # shellcheck source=selftests/lib/tap.sh
 . ./lib/tap.sh
 # shellcheck source=selftests/progs/cctest.sh

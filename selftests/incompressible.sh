@@ -4,7 +4,7 @@
 # with the random pages evicted, the store holds about the compressible
 # pages only, and every read stays right, for files of random data, of
 # text, and of the two mixed page by page.
-# VM: mem=192 cpus=1 disk=ext4:512M timeout=120
+# VM: mem=192 cpus=2 disk=ext4:512M timeout=120
 # shellcheck disable=SC2086 # $files: a list of paths without spaces
 # shellcheck source=selftests/lib/tap.sh
 . ./lib/tap.sh

@@ -5,7 +5,7 @@
 # and no read of a new file (holes included) ever returns the deleted
 # data; nothing at all is served for a new file before its own pages were
 # evicted.
-# VM: mem=192 cpus=1 disk=ext4:512M disk=xfs:512M timeout=120
+# VM: mem=192 cpus=2 disk=ext4:512M disk=xfs:512M timeout=120
 # shellcheck source=selftests/lib/tap.sh
 . ./lib/tap.sh
 # shellcheck source=selftests/progs/cctest.sh

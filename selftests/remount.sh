@@ -5,7 +5,7 @@
 # right and nothing stale is served; a new filesystem made on the same
 # device (same inode numbers, other data) and another filesystem mounted
 # afterwards read back as their own models.
-# VM: mem=192 cpus=1 disk=ext4:512M disk=xfs:512M timeout=120
+# VM: mem=192 cpus=2 disk=ext4:512M disk=xfs:512M timeout=120
 # shellcheck disable=SC2086 # $files: a list of paths without spaces
 # shellcheck source=selftests/lib/tap.sh
 . ./lib/tap.sh

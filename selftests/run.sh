@@ -7,59 +7,90 @@
 # "N passed, N failed, N skipped".  Exit status 1 when a test failed or
 # when no test ran.
 #
-# usage: run.sh [-k RELEASE] [-j JOBS] [TEST...]
+# usage: run.sh [-k RELEASE] [-j JOBS] [-p OPTIONS] [-l MODULE] [TEST...]
 #   RELEASE  guest kernel (default: newest 6.1); the module ../ccache.ko and
 #            the test modules in modules/ must be built for it
-#   TEST     paths of tests to run (default: all)
+#   OPTIONS  ccache module options for every guest (e.g. offload=inline),
+#            shown after each test's name
+#   MODULE   test-only module each guest loads first (boot.sh -l)
+#   TEST     paths of tests to run (default: all, then the variants)
+#
+# The variants file lists tests to run again with other module options, one
+# line each: "OPTIONS; MODULE or -; TEST...".
 set -euo pipefail
 
 cd "$(dirname "$0")"
-release=${CCACHE_KVER:-} jobs=2
-while getopts "k:j:" opt; do
+release=${CCACHE_KVER:-} jobs=2 modopts='' preload=''
+while getopts "k:j:p:l:" opt; do
 	case $opt in
 	k) release=$OPTARG ;;
 	j) jobs=$OPTARG ;;
-	*) sed -n '10,13s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+	p) modopts=$OPTARG ;;
+	l) preload=$OPTARG ;;
+	*) sed -n '10,17s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
 [[ -n $release ]] || release=$(../tools/kernels.sh resolve 6.1)
 export CCACHE_KVER=$release
 
+# tests[i] runs with module options opts[i] and test module pre[i]
+tests=() opts=() pre=()
+add_test() { tests+=("$1"); opts+=("$2"); pre+=("$3"); }
 if [[ $# -gt 0 ]]; then
-	tests=("$@")
+	for t in "$@"; do add_test "$t" "$modopts" "$preload"; done
 else
-	tests=()
 	for t in ./*.sh host/*.sh; do
-		[[ $t == ./run.sh ]] || tests+=("$t")
+		[[ $t == ./run.sh ]] || add_test "$t" "$modopts" "$preload"
 	done
+	while IFS=';' read -r o m list; do
+		[[ $o == \#* || -z $o ]] && continue
+		[[ $m == *- ]] && m=''
+		# shellcheck disable=SC2086 # a list of test paths
+		for t in $list; do add_test "$t" "$o" "${m// /}"; done
+	done < variants
 fi
 
 results=$(mktemp -d "${TMPDIR:-/tmp}/ccache-results.XXXXXX")
 trap 'rm -rf "$results"' EXIT
 
-# run_one INDEX TEST: run it, leave its output and status in $results
+# run_one INDEX: run test INDEX, leave its output and status in $results
 run_one() {
-	local start=$SECONDS status=0
-	case $2 in
-	host/*) "./$2" > "$results/$1.out" 2>&1 || status=$? ;;
-	*) ../tools/vm/boot.sh -k "$release" "$2" > "$results/$1.out" 2>&1 || status=$? ;;
+	local start=$SECONDS status=0 t=${tests[$1]} label=''
+	[[ -z ${opts[$1]}${pre[$1]} ]] || label=" [${opts[$1]}${pre[$1]:+ +${pre[$1]}}]"
+	case $t in
+	host/*) "./$t" > "$results/$1.out" 2>&1 || status=$? ;;
+	*) CCACHE_MODOPTS=${opts[$1]} CCACHE_PRELOAD=${pre[$1]} \
+		../tools/vm/boot.sh -k "$release" "$t" > "$results/$1.out" 2>&1 ||
+		status=$? ;;
 	esac
+	echo "$label" > "$results/$1.label"
 	echo "$status" > "$results/$1.status"
 	case $status in
 	0) word=passed ;;
 	4) word=skipped ;;
 	*) word=FAILED ;;
 	esac
-	printf '%-28s %-8s %4ss\n' "$2" "$word" $((SECONDS - start))
+	printf '%-28s %-8s %4ss\n' "$t$label" "$word" $((SECONDS - start))
 }
 
+# longest first (by the timeout a test asks for), so the slowest does not
+# start last and keep one slot busy alone at the end
+timeout_of() {
+	local t
+	t=$(sed -n 's/^# VM:.*timeout=\([0-9]*\).*/\1/p' "$1" 2>/dev/null)
+	echo "${t:-60}"
+}
+order=$(for i in "${!tests[@]}"; do
+	echo "$(timeout_of "${tests[$i]}") $i"
+done | sort -k1,1nr -k2,2n | cut -d' ' -f2)
+
 echo "Running ${#tests[@]} tests on $release, $jobs at a time"
-for i in "${!tests[@]}"; do
+for i in $order; do
 	while [[ $(jobs -rp | wc -l) -ge $jobs ]]; do
 		wait -n || true
 	done
-	run_one "$i" "${tests[$i]}" &
+	run_one "$i" &
 done
 wait
 
@@ -70,7 +101,7 @@ for i in "${!tests[@]}"; do
 	4) skipped=$((skipped + 1)) ;;
 	*)
 		failed=$((failed + 1))
-		echo "---- ${tests[$i]} failed:"
+		echo "---- ${tests[$i]}$(cat "$results/$i.label") failed:"
 		sed 's/^/  /' "$results/$i.out"
 		;;
 	esac

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Re-reads through mmap(2) page faults after eviction are served by ccache with
 # byte-identical data and fewer disk reads (see progs/serve.sh).
-# VM: mem=192 cpus=1 disk=ext4:512M timeout=120
+# VM: mem=192 cpus=2 disk=ext4:512M timeout=120
 # shellcheck source=selftests/lib/tap.sh
 . ./lib/tap.sh
 # shellcheck source=selftests/progs/cctest.sh

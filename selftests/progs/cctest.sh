@@ -11,7 +11,8 @@ CCSTATS=/sys/kernel/mm/ccache
 CC_STAT_NAMES="stored_pages original_bytes compressed_bytes mem_used_bytes
 	hits misses captures reject_poor_compression reject_staging_full
 	reject_pool_limit reject_alloc_failure reject_policy invalidations
-	lru_evictions shrinker_frees same_filled_pages compression_ratio_permille"
+	lru_evictions shrinker_frees same_filled_pages compression_ratio_permille
+	reject_offload"
 export CCFILE_MODELS=/tmp/ccmodel
 
 # cc_stat NAME: one statistic; "missing" when there is no such file
@@ -78,6 +79,25 @@ cc_wait_empty() {
 	[ "$(cc_stat stored_pages)" = 0 ]
 }
 
+# cc_offload_queued: jobs the offload backends hold, all backends together
+cc_offload_queued() {
+	cat "$CCSTATS"/offload/*/queued 2>/dev/null | awk '{ n += $1 } END { print n + 0 }'
+}
+
+# cc_settle: wait (up to 60 s) until the offload backends hold no job, so
+# what was captured is stored before a test reads it back.  The default
+# backend compresses on idle cycles only, and a busy guest has none until
+# the test pauses; true once settled.
+cc_settle() {
+	i=0
+	while [ "$(cc_offload_queued)" != 0 ] && [ $i -lt 600 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	sleep 0.2	# the publish worker runs right after the last job
+	[ "$(cc_offload_queued)" = 0 ]
+}
+
 # cc_start [PARAMETER...]: load ccache, then start from an empty store
 # (two checks)
 cc_start() {
@@ -118,6 +138,7 @@ cc_evict() {
 	st=$?
 	tap_result $st "evicted $# files by memory pressure"
 	printf '%s\n' "$out" | sed 's/^/# /'
+	cc_settle || echo "# offload still busy: $(cc_offload_queued) jobs queued"
 	return $st
 }
 

@@ -5,7 +5,7 @@
 #
 # usage: boot.sh [-k RELEASE] [-M MODULE] [-m MIB] [-c CPUS] [-t SECONDS]
 #                [-d FS:SIZE[:bps=N][:iops=N][:src=DIR]]... [-o LOG]
-#                [-a ARGS] TEST
+#                [-a ARGS] [-p OPTIONS] [-l MODULE] TEST
 #        boot.sh -i [options]            interactive shell, module loaded
 #
 # TEST is a file in selftests/ (any file in the tree, for the harness's own
@@ -13,7 +13,10 @@
 #   # VM: mem=256 cpus=1 disk=ext4:512M timeout=120
 # and options given here win.  FS is ext4, xfs or raw; bps/iops throttle the
 # disk in QEMU; src fills an ext4 disk with DIR's files at mkfs time.
-# -a appends to the guest's kernel command line.
+# -a appends to the guest's kernel command line.  -p gives ccache module
+# options (in the guest's /etc/modprobe.d, so every modprobe uses them;
+# options on modprobe's command line win); -l loads a test-only module from
+# selftests/modules/ before the test (e.g. ccache_test_acomp).
 #
 # Exit status: 0 passed, 4 skipped, 1 failed.  A run fails when the guest
 # never prints the end marker (panic, oops, hang until the timeout), when
@@ -25,8 +28,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 release=${CCACHE_KVER:-} module=$top/ccache.ko mem='' cpus='' timeout=''
 log='' interactive=0 append='' disks=() test_disks=()
+modopts=${CCACHE_MODOPTS:-} preload=${CCACHE_PRELOAD:-}
 
-while getopts "k:M:m:c:t:d:o:a:i" opt; do
+while getopts "k:M:m:c:t:d:o:a:p:l:i" opt; do
 	case $opt in
 	k) release=$OPTARG ;;
 	M) module=$OPTARG ;;
@@ -36,8 +40,10 @@ while getopts "k:M:m:c:t:d:o:a:i" opt; do
 	d) disks+=("$OPTARG") ;;
 	o) log=$OPTARG ;;
 	a) append=$OPTARG ;;
+	p) modopts=$OPTARG ;;
+	l) preload=$OPTARG ;;
 	i) interactive=1 ;;
-	*) sed -n '4,16s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+	*) sed -n '4,20s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -111,6 +117,8 @@ done
 	echo "CCACHE_TEST=${test:+/selftests/.test}"
 	echo "CCACHE_DISKS='${fslist[*]}'"
 	echo "CCACHE_SHELL=$interactive"
+	echo "CCACHE_MODOPTS='$modopts'"
+	echo "CCACHE_PRELOAD='$preload'"
 } > "$stage/run.conf"
 (cd "$stage" && find . | cpio -o -H newc --quiet) > "$run/run.cpio"
 cat "$base" "$run/run.cpio" > "$run/initrd"
