@@ -4,8 +4,9 @@
 #
 #   make [KVER=RELEASE|SERIES] [KDIR=DIR]   build ccache.ko
 #   make check      run the test suite in guests on the default kernel (6.1)
-#   make matrix     build and run the smoke tests on 6.1, 6.12 and 7.x
+#   make matrix     build and run the whole suite on 6.1, 6.12 and 7.x
 #   make demo       show ccache at work in a guest
+#   make bench-offload  capture cost and streaming rate per offload backend
 #   make shell      a shell in a guest with ccache loaded
 #   make lint       checkpatch --strict and shellcheck
 #   make install    install into /lib/modules/RELEASE and run depmod
@@ -36,7 +37,8 @@ endif
 # the project's own builds treat warnings as errors (see Kbuild)
 export CCACHE_WERROR ?= y
 
-.PHONY: all modules test-modules test-progs check matrix demo shell lint install clean
+.PHONY: all modules test-modules test-progs check matrix demo bench-offload \
+	shell lint install clean
 
 all: modules
 
@@ -66,16 +68,21 @@ check:
 
 matrix:
 	@$(SETUP) --all
+	@$(MAKE) --no-print-directory test-progs
 	@set -e; for s in 6.1 6.12 7; do \
 		$(MAKE) --no-print-directory KVER=$$s modules test-modules; \
-		selftests/run.sh -k $$($(KERNELS) resolve $$s) \
-			./load_unload.sh ./params.sh ./smoke.sh; \
+		selftests/run.sh -k $$($(KERNELS) resolve $$s); \
 	done
 
 demo:
 	@$(SETUP)
 	@$(MAKE) --no-print-directory KVER=6.1 modules
 	@tools/demo.sh
+
+bench-offload:
+	@$(SETUP)
+	@$(MAKE) --no-print-directory KVER=6.1 modules test-modules
+	@tools/offload-bench.sh
 
 shell:
 	@$(SETUP)

@@ -13,16 +13,11 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-cache=${CCACHE_DEV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ccache-dev}
+# shellcheck source=tools/lib/fileset.sh
+. "$here/lib/fileset.sh"
 mem=${1:-512}
 mib=$((mem * 5 / 4))
-set=$cache/fileset-$mib
-if [[ ! -d $set ]]; then
-	echo "demo: writing a $mib MiB file set to $set" >&2
-	rm -rf "$set.tmp"
-	python3 "$here/gen-fileset.py" "$set.tmp" "$mib"
-	mv "$set.tmp" "$set"
-fi
+set=$(fileset "$mib")
 # A disk of 16 MiB/s: under TCG the guest's CPU is several times slower
 # than on hardware, so the disk is slowed to keep the same balance.
 disk="ext4:$((mib * 3 / 2 + 64))M:src=$set:bps=$((16 << 20))"
