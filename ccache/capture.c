@@ -49,6 +49,8 @@ static struct tracepoint *ccache_capture_tp;
 
 /* Stages whose job is done, waiting for the publish worker. */
 static LLIST_HEAD(ccache_done_stages);
+/* Set on the way out: the publish worker drops what it would store. */
+static bool ccache_capture_stopping;
 
 static struct workqueue_struct *ccache_wq;
 static void ccache_publish_work(struct work_struct *work);
@@ -294,6 +296,10 @@ static void ccache_publish_stage(struct ccache_stage *stage)
 
 	if (!e->ci)			/* erased meanwhile */
 		return;
+	if (READ_ONCE(ccache_capture_stopping)) {
+		ccache_discard(e);	/* the store is emptied next anyway */
+		return;
+	}
 	if (job->err == -CCACHE_ERR_REFUSED || job->err == -ECANCELED) {
 		ccache_stat_inc(reject_offload);
 		ccache_discard(e);
@@ -329,7 +335,8 @@ static void ccache_publish_work(struct work_struct *work)
 		ccache_entry_put(e);	/* the job's reference */
 		cond_resched();
 	}
-	ccache_entry_reserve_fill();
+	if (!READ_ONCE(ccache_capture_stopping))
+		ccache_entry_reserve_fill();
 }
 
 static void ccache_find_tracepoint(struct tracepoint *tp, void *priv)
@@ -353,6 +360,7 @@ int ccache_capture_init(void)
 		       CCACHE_CAPTURE_TP);
 		return -ENOENT;
 	}
+	ccache_capture_stopping = false;
 	ccache_wq = alloc_workqueue("ccache", WQ_UNBOUND, 0);
 	if (!ccache_wq)
 		return -ENOMEM;
@@ -383,6 +391,7 @@ void ccache_capture_exit(void)
 	tracepoint_probe_unregister(ccache_capture_tp, ccache_capture_probe,
 				    NULL);
 	tracepoint_synchronize_unregister();
+	WRITE_ONCE(ccache_capture_stopping, true);
 	kspu_exit();			/* every job is done */
 	destroy_workqueue(ccache_wq);	/* drains the publish worker */
 }

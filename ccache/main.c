@@ -11,6 +11,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/ktime.h>
 #include <linux/module.h>
 
 #include "ccache.h"
@@ -35,10 +36,24 @@ static const struct ccache_part ccache_parts[] = {
 	{ "sysfs", ccache_sysfs_init, ccache_sysfs_exit },
 };
 
-static void ccache_stop(size_t n)
+/* Stop the first @n parts, last first.  Return: the slowest one's index. */
+static size_t ccache_stop(size_t n, s64 *slowest_ms)
 {
-	while (n--)
+	size_t slowest = n ? n - 1 : 0;
+	ktime_t start;
+	s64 ms;
+
+	*slowest_ms = 0;
+	while (n--) {
+		start = ktime_get();
 		ccache_parts[n].exit();
+		ms = ktime_ms_delta(ktime_get(), start);
+		if (ms > *slowest_ms) {
+			*slowest_ms = ms;
+			slowest = n;
+		}
+	}
+	return slowest;
 }
 
 static int __init ccache_init(void)
@@ -46,12 +61,14 @@ static int __init ccache_init(void)
 	size_t i;
 	int err;
 
+	s64 ms;
+
 	for (i = 0; i < ARRAY_SIZE(ccache_parts); i++) {
 		err = ccache_parts[i].init();
 		if (err) {
 			pr_err("cannot start %s (%d): not loaded\n",
 			       ccache_parts[i].name, err);
-			ccache_stop(i);
+			ccache_stop(i, &ms);
 			return err;
 		}
 	}
@@ -64,8 +81,14 @@ static int __init ccache_init(void)
 
 static void __exit ccache_exit(void)
 {
-	ccache_stop(ARRAY_SIZE(ccache_parts));
-	pr_info("unloaded\n");
+	ktime_t start = ktime_get();
+	size_t slowest;
+	s64 ms;
+
+	slowest = ccache_stop(ARRAY_SIZE(ccache_parts), &ms);
+	pr_info("unloaded in %lld ms (slowest part: %s, %lld ms)\n",
+		ktime_ms_delta(ktime_get(), start), ccache_parts[slowest].name,
+		ms);
 }
 
 module_init(ccache_init);

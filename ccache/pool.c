@@ -170,9 +170,16 @@ unsigned long ccache_pool_alloc(const void *data, unsigned int len)
 		ccache_stat_inc(reject_pool_limit);
 		return 0;
 	}
+	/*
+	 * zswap's flags: wake kswapd but never reclaim directly.  A cache
+	 * drops a page rather than reclaim hard to keep it, and hard reclaim
+	 * here stalled the publish worker, and module unload behind it, for
+	 * minutes under pressure (rmmod_under_load.sh on 6.12).
+	 */
 	handle = ccache_zs_malloc(ccache_zpool, len,
-				  GFP_NOIO | __GFP_RETRY_MAYFAIL | __GFP_NOWARN |
-				  __GFP_NOMEMALLOC | __GFP_HIGHMEM | __GFP_MOVABLE);
+				  __GFP_KSWAPD_RECLAIM | __GFP_NORETRY |
+				  __GFP_NOWARN | __GFP_NOMEMALLOC |
+				  __GFP_HIGHMEM | __GFP_MOVABLE);
 	if (IS_ERR_VALUE(handle) || !handle) {
 		ccache_stat_inc(reject_alloc_failure);
 		return 0;

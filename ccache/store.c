@@ -222,8 +222,10 @@ void ccache_graveyard_drain(void)
 /**
  * ccache_entry_reserve_fill() - top up the entries kept for the probe
  *
- * Context: process context, no ccache_lock; allocates without waiting
- * long (it runs while reclaim is busy).
+ * Context: process context, no ccache_lock.  It runs while reclaim is
+ * busy, so it takes only memory that is free (GFP_NOWAIT) and stops at
+ * the first failure: direct reclaim here stalled the publish worker and,
+ * through it, module unload for minutes.
  */
 void ccache_entry_reserve_fill(void)
 {
@@ -233,8 +235,8 @@ void ccache_entry_reserve_fill(void)
 	LIST_HEAD(fresh);
 
 	while (want--) {
-		e = kmem_cache_alloc(ccache_entry_cache, GFP_KERNEL |
-				     __GFP_NORETRY | __GFP_NOWARN);
+		e = kmem_cache_alloc(ccache_entry_cache,
+				     GFP_NOWAIT | __GFP_NOWARN);
 		if (!e)
 			break;
 		ccache_stat_inc(entries);

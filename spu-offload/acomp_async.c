@@ -43,6 +43,7 @@ static LIST_HEAD(kspu_async_free);		/* idle slots */
 static unsigned int kspu_async_inflight;
 static DECLARE_WAIT_QUEUE_HEAD(kspu_async_idle);
 static struct kspu_async_slot *kspu_async_slots;
+static struct workqueue_struct *kspu_async_wq;	/* runs the dispatcher */
 
 static void kspu_async_dispatch(struct work_struct *work);
 static DECLARE_WORK(kspu_async_dispatcher, kspu_async_dispatch);
@@ -61,7 +62,7 @@ static void kspu_async_finish(struct kspu_async_slot *slot, int err)
 	list_add(&slot->free, &kspu_async_free);
 	kspu_async_inflight--;
 	if (kspu_async_queue.len)
-		queue_work(system_unbound_wq, &kspu_async_dispatcher);
+		queue_work(kspu_async_wq, &kspu_async_dispatcher);
 	wake_up(&kspu_async_idle);
 	spin_unlock_irqrestore(&kspu_async_queue.lock, flags);
 }
@@ -126,23 +127,25 @@ static unsigned int kspu_async_submit(struct kspu_job **jobs, unsigned int n)
 {
 	if (kspu_queue_add(&kspu_async_queue, jobs, n) < 0)
 		return 0;
-	queue_work(system_unbound_wq, &kspu_async_dispatcher);
+	queue_work(kspu_async_wq, &kspu_async_dispatcher);
 	return n;
 }
 
+/* Free what start() set up; nothing may be in flight. */
 static void kspu_async_free_slots(void)
 {
 	unsigned int i;
 
-	if (!kspu_async_slots)
-		return;
-	for (i = 0; i < KSPU_ASYNC_SLOTS; i++) {
+	for (i = 0; kspu_async_slots && i < KSPU_ASYNC_SLOTS; i++) {
 		ccache_async_release(&kspu_async_slots[i].r);
 		kfree(kspu_async_slots[i].out);
 	}
 	kfree(kspu_async_slots);
 	kspu_async_slots = NULL;
 	INIT_LIST_HEAD(&kspu_async_free);
+	if (kspu_async_wq)
+		destroy_workqueue(kspu_async_wq);
+	kspu_async_wq = NULL;
 }
 
 static int kspu_async_start(void)
@@ -150,10 +153,13 @@ static int kspu_async_start(void)
 	struct kspu_async_slot *slot;
 	unsigned int i;
 
+	kspu_async_wq = alloc_workqueue("kspu_async", WQ_UNBOUND, 0);
 	kspu_async_slots = kcalloc(KSPU_ASYNC_SLOTS, sizeof(*kspu_async_slots),
 				   GFP_KERNEL);
-	if (!kspu_async_slots)
+	if (!kspu_async_wq || !kspu_async_slots) {
+		kspu_async_free_slots();
 		return -ENOMEM;
+	}
 	for (i = 0; i < KSPU_ASYNC_SLOTS; i++) {
 		slot = &kspu_async_slots[i];
 		slot->r.done = kspu_async_done;

@@ -116,13 +116,20 @@ static void kspu_cpu_flush(struct timer_list *timer)
 	wake_up(&kspu_cpu_wait);
 }
 
-/* Cancel the queue; stop the threads.  kspu_cpu_mutex held. */
+/*
+ * Cancel the queue; stop the threads.  kspu_cpu_mutex held.  A thread at
+ * SCHED_IDLE on a busy machine may wait minutes for the CPU it needs to
+ * finish its batch and exit (a 189 s rmmod was seen), so each is raised to
+ * normal priority before kthread_stop() waits for it.
+ */
 static void kspu_cpu_stop_locked(void)
 {
 	unsigned int i;
 
 	kspu_queue_close(&kspu_cpu_backend, &kspu_cpu_queue);
 	timer_delete_sync(&kspu_cpu_timer);
+	for (i = 0; i < kspu_cpu_nr_threads; i++)
+		sched_set_normal(kspu_cpu_threads[i], 0);
 	for (i = 0; i < kspu_cpu_nr_threads; i++)
 		kthread_stop(kspu_cpu_threads[i]);
 	kfree(kspu_cpu_threads);

@@ -123,10 +123,18 @@ done
 (cd "$stage" && find . | cpio -o -H newc --quiet) > "$run/run.cpio"
 cat "$base" "$run/run.cpio" > "$run/initrd"
 
+# Guests of more than one vCPU run single-threaded TCG (the vCPUs take
+# turns on one host thread) unless CCACHE_TCG_THREAD says otherwise.  With
+# one host thread per vCPU, a vCPU sometimes runs a stale translation of
+# kernel text another vCPU has just patched through int3 (text_poke_bp):
+# "Oops: int3" on a jump label in ktime_get() or sched_clock_cpu() during
+# boot of Debian's 7.3 (1 boot in about 10, ccache not loaded), and at the
+# ftrace and tracepoint sites ccache's unload patches on 6.12 and 7.3.
+tcg_thread=${CCACHE_TCG_THREAD:-$([[ $cpus -gt 1 ]] && echo single || echo multi)}
 # Without the host's TSC rate a TCG guest sometimes hangs calibrating it.
 khz=$(awk -F: '/^cpu MHz/ { printf "%d", $2 * 1000; exit }' /proc/cpuinfo)
 # shellcheck disable=SC2054 # commas inside QEMU options
-qemu=(qemu-system-x86_64 -accel tcg,thread=multi -M microvm -cpu max
+qemu=(qemu-system-x86_64 -accel "tcg,thread=$tcg_thread" -M microvm -cpu max
 	-nodefaults -no-reboot -display none -m "$mem" -smp "$cpus"
 	-kernel "$guest/vmlinux" -initrd "$run/initrd"
 	-append "console=ttyS0 loglevel=5 tsc_early_khz=${khz:-2000000} tsc=reliable oops=panic panic=-1 reboot=t $append"
