@@ -21,13 +21,22 @@ lint() {
 	[[ $status -eq 0 ]] || printf '%s\n' "$out" | sed 's/^/#   /'
 }
 
+# the tracked files; outside a git checkout (an exported tree), every file
+# but build products
+files() {
+	git ls-files "$@" 2>/dev/null ||
+		find . -path ./.git -prune -o -type f -print | sed 's|^\./||' |
+		grep -vE '\.mod\.c$|/\.' | grep -E "$(printf '%s|' "$@" |
+			sed 's/\./\\./g; s/\*/.*/g; s/|$//; s/^/^(/; s/$/)$/')"
+}
+
 while read -r f; do
 	lint "checkpatch --strict $f" "$checkpatch" --strict --no-tree -q --terse -f "$f"
-done < <(git ls-files '*.c' '*.h')
+done < <(files '*.c' '*.h')
 
 while read -r f; do
 	lint "shellcheck $f" shellcheck "$f"
-done < <(git ls-files | while read -r f; do
+done < <(files '*' | while read -r f; do
 	case $f in
 	*.sh | .ci/run | tools/vm/init) echo "$f" ;;
 	esac
