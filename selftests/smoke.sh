@@ -5,6 +5,8 @@
 # read back matches.  The thorough tests are serve_*.sh and coherence_*.sh.
 # VM: mem=256 cpus=2 disk=ext4:1G timeout=240
 . ./lib/tap.sh
+# shellcheck source=selftests/progs/cctest.sh
+. ./progs/cctest.sh
 
 S=/sys/kernel/mm/ccache
 stat() {
@@ -24,13 +26,7 @@ echo 3 > /proc/sys/vm/drop_caches
 md5sum f* > /tmp/sums
 cat big > /dev/null
 # the default offload backend compresses on idle cycles: wait for them
-i=0
-while [ "$(cat $S/offload/*/queued | awk '{ n += $1 } END { print n }')" != 0 ] &&
-	[ $i -lt 300 ]; do
-	sleep 0.2
-	i=$((i + 1))
-done
-sleep 0.2
+cc_settle
 check "pages were captured" test "$(stat captures)" -gt 0
 check "pages are stored" test "$(stat stored_pages)" -gt 0
 echo "# captures $(stat captures) stored $(stat stored_pages) ratio $(stat compression_ratio_permille)"

@@ -254,6 +254,15 @@ int kspu_run(struct kspu_backend *b, struct kspu_job *job, void *scratch,
 	return err;
 }
 
+/* Record @job's result @err and count it as finished on @b. */
+static void kspu_count(struct kspu_backend *b, struct kspu_job *job, int err)
+{
+	job->err = err;
+	atomic_long_inc(&b->stats.completed);
+	if (err)
+		atomic_long_inc(&b->stats.failed);
+}
+
 /**
  * kspu_complete() - a backend is done with a job
  * @b: the backend
@@ -265,10 +274,7 @@ int kspu_run(struct kspu_backend *b, struct kspu_job *job, void *scratch,
  */
 void kspu_complete(struct kspu_backend *b, struct kspu_job *job, int err)
 {
-	job->err = err;
-	atomic_long_inc(&b->stats.completed);
-	if (err)
-		atomic_long_inc(&b->stats.failed);
+	kspu_count(b, job, err);
 	atomic_long_dec(&b->stats.queued);
 	job->done(job);
 }
@@ -291,10 +297,7 @@ int kspu_run_sync(struct kspu_job *job)
 	if (WARN_ON_ONCE(job->op != KSPU_DECOMPRESS))
 		return -EINVAL;
 	err = kspu_run(&kspu_inline_backend, job, NULL, 0);
-	job->err = err;
-	atomic_long_inc(&kspu_inline_backend.stats.completed);
-	if (err)
-		atomic_long_inc(&kspu_inline_backend.stats.failed);
+	kspu_count(&kspu_inline_backend, job, err);
 	return err;
 }
 

@@ -67,16 +67,29 @@ cc_empty_store() {
 	[ "$(cc_stat stored_pages)" = 0 ]
 }
 
+# cc_poll TENTHS COMMAND...: run COMMAND every 0.1 s until it succeeds, at
+# most TENTHS more times; its last status
+cc_poll() {
+	_cc_poll_n=$1
+	shift
+	until "$@"; do
+		[ "$_cc_poll_n" -gt 0 ] || return 1
+		sleep 0.1
+		_cc_poll_n=$((_cc_poll_n - 1))
+	done
+}
+
+# cc_store_empty: true when no page is stored
+# shellcheck disable=SC2317 # called through cc_poll
+cc_store_empty() {
+	[ "$(cc_stat stored_pages)" = 0 ]
+}
+
 # cc_wait_empty: true once stored_pages is 0, waiting up to 2 s for
 # compression still in flight
 # shellcheck disable=SC2317 # called through check
 cc_wait_empty() {
-	i=0
-	while [ "$(cc_stat stored_pages)" != 0 ] && [ $i -lt 20 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	[ "$(cc_stat stored_pages)" = 0 ]
+	cc_poll 20 cc_store_empty
 }
 
 # cc_offload_queued: jobs the offload backends hold, all backends together
@@ -89,12 +102,13 @@ cc_offload_queued() {
 # backend compresses on idle cycles only, and a busy guest has none until
 # the test pauses; true once settled.
 cc_settle() {
-	i=0
-	while [ "$(cc_offload_queued)" != 0 ] && [ $i -lt 600 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
+	cc_poll 600 cc_offload_idle || return 1
 	sleep 0.2	# the publish worker runs right after the last job
+}
+
+# cc_offload_idle: true when the offload backends hold no job
+# shellcheck disable=SC2317 # called through cc_poll
+cc_offload_idle() {
 	[ "$(cc_offload_queued)" = 0 ]
 }
 
