@@ -2,12 +2,14 @@
 # shellcheck shell=sh
 #
 # TAP output for guest tests, after kselftest.h: "ok N desc" or
-# "not ok N desc" per check, a plan line at the end, exit 0 when every
-# check passed, 1 when one failed, 4 (kselftest's skip) when the test could
-# not run here.  Source it, call the checks, finish with tap_done.
+# "not ok N desc" per check ("ok N desc # SKIP why" for one that could
+# not run), a plan line at the end, exit 0 when every check passed or was
+# skipped, 1 when one failed, 4 (kselftest's skip) when the test could not
+# run here at all.  Source it, call the checks, finish with tap_done.
 
 tap_n=0
 tap_failed=0
+tap_skipped=0
 echo "TAP version 13"
 
 # tap_result STATUS DESC: record one check (STATUS 0 = passed)
@@ -44,6 +46,13 @@ check_eq() {
 	[ "$2" = "$3" ] || echo "#   got '$2', expected '$3'"
 }
 
+# tap_skip DESC REASON: one check that cannot run here; not a pass
+tap_skip() {
+	tap_n=$((tap_n + 1))
+	tap_skipped=$((tap_skipped + 1))
+	echo "ok $tap_n $1 # SKIP $2"
+}
+
 # tap_skip_all REASON: nothing can be checked here
 tap_skip_all() {
 	echo "1..0 # SKIP $1"
@@ -52,6 +61,7 @@ tap_skip_all() {
 
 tap_done() {
 	echo "1..$tap_n"
+	[ "$tap_skipped" -eq 0 ] || echo "# $tap_skipped of $tap_n checks skipped"
 	[ "$tap_n" -gt 0 ] || { echo "# no check ran"; exit 1; }
 	[ "$tap_failed" -eq 0 ] || { echo "# $tap_failed of $tap_n checks failed"; exit 1; }
 	exit 0

@@ -79,10 +79,11 @@ run=$(mktemp -d "${TMPDIR:-/tmp}/ccache-vm.XXXXXX")
 trap 'rm -rf "$run"' EXIT
 log=${log:-$run/console.log}
 
-# per-run archive: the module, the tests, the run's settings
+# per-run archive: the module, ccachectl, the tests, the run's settings
 stage=$run/stage
-mkdir -p "$stage/lib/modules/$release/extra" "$stage/selftests"
+mkdir -p "$stage/lib/modules/$release/extra" "$stage/selftests" "$stage/usr/sbin"
 cp "$module" "$stage/lib/modules/$release/extra/ccache.ko"
+cp "$top/tools/ccachectl" "$stage/usr/sbin/ccachectl"
 cp -r "$top/selftests/." "$stage/selftests/"
 # build intermediates stay behind: the initramfs lives in the guest's RAM
 find "$stage/selftests" \( -name '*.o' -o -name '.*.cmd' -o -name '*.mod' \
