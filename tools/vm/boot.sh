@@ -84,6 +84,7 @@ stage=$run/stage
 mkdir -p "$stage/lib/modules/$release/extra" "$stage/selftests" "$stage/usr/sbin"
 cp "$module" "$stage/lib/modules/$release/extra/ccache.ko"
 cp "$top/tools/ccachectl" "$stage/usr/sbin/ccachectl"
+install -D -m 0644 "$top/Documentation/ABI/testing/sysfs-kernel-mm-ccache" "$stage/usr/share/doc/ccache/sysfs-kernel-mm-ccache"
 cp -r "$top/selftests/." "$stage/selftests/"
 # build intermediates stay behind: the initramfs lives in the guest's RAM
 find "$stage/selftests" \( -name '*.o' -o -name '.*.cmd' -o -name '*.mod' \

@@ -1,0 +1,133 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The sysfs ABI is what Documentation/ABI/testing/sysfs-kernel-mm-ccache
+# says: every file ccache creates under /sys/kernel/mm/ccache/ (offload
+# backends included) and every knob in /sys/module/ccache/parameters/ has
+# a "What:" entry there, and every entry exists ("<backend>" stands for
+# each directory of offload/).  Statistics are read-only, by mode and in
+# fact, are decimal numbers, and no file shows a kernel pointer.
+# tools/vm/boot.sh copies the ABI file into the guest.
+# VM: mem=192 timeout=120
+. ./lib/tap.sh
+
+ABI=/usr/share/doc/ccache/sysfs-kernel-mm-ccache
+S=/sys/kernel/mm/ccache
+P=/sys/module/ccache/parameters
+
+if ! [ -r "$ABI" ]; then
+	echo "# $ABI missing: tools/vm/boot.sh should copy it into the guest"
+	tap_result 1 "the ABI file is in the guest"
+	tap_done
+fi
+check "modprobe ccache" /sbin/modprobe ccache
+
+# the documented paths, without a trailing slash
+whats=$(sed -n 's/^What:[[:space:]]*//p' "$ABI" | sed 's/[[:space:]]*$//; s|/$||')
+# the files ccache shows, sorted
+files=$(find "$S" "$P" -type f | sort)
+check "ccache shows statistics and knobs" test -n "$files"
+echo "# $(echo "$files" | wc -l) files, $(echo "$whats" | wc -l) What: entries"
+
+# documented PATH: true when a What: entry names PATH; "<...>" in an
+# entry stands for any one path component
+# shellcheck disable=SC2317 # called through check
+documented() {
+	echo "$whats" | awk -v path="$1" '
+		BEGIN { np = split(path, p, "/") }
+		split($0, w, "/") == np {
+			for (i = 1; i <= np; i++)
+				if (w[i] != p[i] && w[i] !~ /^<[^>]*>$/)
+					next
+			found = 1
+			exit
+		}
+		END { exit !found }'
+}
+
+for f in $files; do
+	check "documented: $f" documented "$f"
+done
+
+# exists WHAT: true when the entry's file or directory exists; an entry
+# with "<...>" must exist in every directory that component stands for
+# (at least one)
+exists() {
+	case $1 in
+	*'<'*'>'*'<'*) return 1 ;;	# one placeholder at most
+	*'<'*)
+		dir=${1%%<*}
+		rest=${1#*>}
+		n=0
+		for d in "$dir"*/; do
+			[ -d "$d" ] || return 1
+			[ -e "${d%/}$rest" ] || { echo "missing ${d%/}$rest"; return 1; }
+			n=$((n + 1))
+		done
+		[ "$n" -gt 0 ]
+		;;
+	*) [ -e "$1" ] ;;
+	esac
+}
+
+for w in $whats; do
+	out=$(exists "$w")
+	tap_result $? "exists: $w"
+	[ -z "$out" ] || echo "#   $out"
+done
+echo "# offload backends: $(cd "$S/offload" && echo *)"
+
+stats=$(find "$S" -type f | sort)
+knobs=$(find "$P" -type f | sort)
+
+# writable_modes FILE...: the files whose mode has a write bit
+writable_modes() {
+	for f in "$@"; do
+		case $(stat -c %a "$f") in
+		*[2367]*) echo "$f" ;;
+		esac
+	done
+}
+# shellcheck disable=SC2086 # a list of paths without blanks
+bad=$(writable_modes $stats)
+check_eq "no statistic has a write bit in its mode" "$bad" ""
+
+# root passes the mode check: writing must fail in sysfs itself
+writes=
+for f in $stats; do
+	if (echo 0 > "$f") 2>/dev/null; then
+		writes="$writes $f"
+	fi
+done
+check_eq "writing to a statistic fails" "$writes" ""
+
+# every statistic is a decimal number; version is N.N.N
+notnum=
+for f in $stats; do
+	v=$(cat "$f")
+	case ${f##*/}:$v in
+	version:[0-9]*.[0-9]*.[0-9]*) ;;
+	version:*) notnum="$notnum $f='$v'" ;;
+	*:'' | *:*[!0-9]*) notnum="$notnum $f='$v'" ;;
+	esac
+done
+check_eq "every statistic is a decimal number" "$notnum" ""
+
+# a kernel pointer: 16 hex digits from ffff, bare or after 0x
+pointers=
+for f in $files; do
+	if grep -qiE '(^|[^0-9a-f])(0x)?ffff[0-9a-f]{12}([^0-9a-f]|$)' "$f"; then
+		pointers="$pointers $f"
+	fi
+done
+check_eq "no file shows a kernel pointer" "$pointers" ""
+
+# knobs are readable by all and writable by root only
+notrw=
+for f in $knobs; do
+	[ "$(stat -c %a "$f")" = 644 ] || notrw="$notrw $f:$(stat -c %a "$f")"
+done
+check_eq "every knob has mode 644" "$notrw" ""
+
+check "rmmod" /sbin/rmmod ccache
+check_fails "the statistics are gone after unload" test -e "$S"
+tap_done
