@@ -13,7 +13,8 @@
  *   truncate_inode_pages_final()    inode eviction: a deleted file's entries
  *                                   go; a live file's stay (keys survive the
  *                                   inode), unless it was poisoned
- *   drop_pagecache_sb()             drop_caches: empty that filesystem
+ *   drop_pagecache_sb()             drop_caches: empty that filesystem, its
+ *                                   files' poison and marks kept
  *   generic_shutdown_super()        unmount: empty it at entry and return
  *
  * A missed return probe must never leave stale data: the file stays marked
@@ -180,9 +181,16 @@ static bool ccache_sb_args(struct pt_regs *regs, struct ccache_inval *inv)
 	return true;
 }
 
-static void ccache_sb_drop(struct ccache_inval *inv)
+/* drop_caches: the inodes live on, and so do their poison and marks */
+static void ccache_sb_empty(struct ccache_inval *inv)
 {
-	ccache_drop_sb(inv->key.sb);
+	ccache_drop_sb(inv->key.sb, false);
+}
+
+/* unmount: its inodes are gone */
+static void ccache_sb_forget(struct ccache_inval *inv)
+{
+	ccache_drop_sb(inv->key.sb, true);
 }
 
 static struct ccache_hook ccache_hooks[] = {
@@ -192,8 +200,9 @@ static struct ccache_hook ccache_hooks[] = {
 	  ccache_direct_write_begin, ccache_inval_end },
 	{ "truncate_inode_pages_final", ccache_final_args,
 	  ccache_final_begin, ccache_final_end },
-	{ "drop_pagecache_sb", ccache_sb_args, ccache_sb_drop, NULL },
-	{ "generic_shutdown_super", ccache_sb_args, ccache_sb_drop, ccache_sb_drop },
+	{ "drop_pagecache_sb", ccache_sb_args, ccache_sb_empty, NULL },
+	{ "generic_shutdown_super", ccache_sb_args, ccache_sb_forget,
+	  ccache_sb_forget },
 };
 
 static void notrace ccache_hook_entry(unsigned long ip, unsigned long parent_ip,

@@ -354,11 +354,19 @@ unsigned long ccache_erase_range(struct ccache_inode *ci, pgoff_t first,
 	return n;
 }
 
-/* Erase every entry of @ci and forget its state. */
-static void ccache_inode_drop_locked(struct ccache_inode *ci)
+/*
+ * Erase every entry of @ci.  With @forget, forget its state as well: only
+ * once the inode is gone (eviction, unmount, unload).  While it lives a
+ * direct-I/O write or an invalidation may be in flight, and a page read
+ * and evicted meanwhile holds the old data: the poison and the in-flight
+ * mark are what keep it out (drop_caches must not lift them).
+ */
+static void ccache_inode_drop_locked(struct ccache_inode *ci, bool forget)
 {
-	ci->poisoned = false;
-	ci->invalidating = 0;
+	if (forget) {
+		ci->poisoned = false;
+		ci->invalidating = 0;
+	}
 	ccache_erase_range(ci, 0, ULONG_MAX);
 	ccache_inode_tidy(ci);
 }
@@ -431,7 +439,7 @@ void ccache_invalidate_end(const struct ccache_key *key, pgoff_t first,
 
 /**
  * ccache_drop_inode() - forget everything about one file
- * @key: the file
+ * @key: the file, whose inode is being evicted
  *
  * Context: any; takes ccache_lock.
  */
@@ -443,12 +451,15 @@ void ccache_drop_inode(const struct ccache_key *key)
 	spin_lock_irqsave(&ccache_lock, flags);
 	ci = ccache_inode_lookup(key);
 	if (ci)
-		ccache_inode_drop_locked(ci);
+		ccache_inode_drop_locked(ci, true);
 	spin_unlock_irqrestore(&ccache_lock, flags);
 }
 
-/* Drop the records of one superblock, or of all when @sb is NULL. */
-static void ccache_drop_matching(struct super_block *sb)
+/*
+ * Drop the records of one superblock, or of all when @sb is NULL; @forget
+ * as for ccache_inode_drop_locked().
+ */
+static void ccache_drop_matching(struct super_block *sb, bool forget)
 {
 	struct ccache_inode *ci;
 	struct hlist_node *tmp;
@@ -458,29 +469,33 @@ static void ccache_drop_matching(struct super_block *sb)
 	spin_lock_irqsave(&ccache_lock, flags);
 	hash_for_each_safe(ccache_inodes, bkt, tmp, ci, hash)
 		if (!sb || ci->key.sb == sb)
-			ccache_inode_drop_locked(ci);
+			ccache_inode_drop_locked(ci, forget);
 	spin_unlock_irqrestore(&ccache_lock, flags);
 }
 
 /**
- * ccache_drop_sb() - forget everything about one filesystem
- * @sb: its superblock (unmount, drop_caches)
+ * ccache_drop_sb() - erase every entry of one filesystem
+ * @sb: its superblock
+ * @forget: it is being unmounted: forget its files' state too (their
+ *	    inodes are gone); false for drop_caches
  *
  * Context: any; takes ccache_lock.
  */
-void ccache_drop_sb(struct super_block *sb)
+void ccache_drop_sb(struct super_block *sb, bool forget)
 {
-	ccache_drop_matching(sb);
+	ccache_drop_matching(sb, forget);
 }
 
 /**
- * ccache_drop_all() - empty the store
+ * ccache_drop_all() - erase every entry
+ *
+ * Files that are poisoned or have an invalidation in flight stay marked.
  *
  * Context: any; takes ccache_lock.
  */
 void ccache_drop_all(void)
 {
-	ccache_drop_matching(NULL);
+	ccache_drop_matching(NULL, false);
 }
 
 /**
@@ -573,7 +588,7 @@ void ccache_store_exit(void)
 	struct ccache_entry *e, *tmp;
 	unsigned int i;
 
-	ccache_drop_all();
+	ccache_drop_matching(NULL, true);
 	flush_work(&ccache_graveyard_worker);
 	ccache_graveyard_drain();
 	list_for_each_entry_safe(e, tmp, &ccache_entry_reserve, list) {

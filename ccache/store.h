@@ -128,7 +128,7 @@ void ccache_invalidate_begin(const struct ccache_key *key, pgoff_t first,
 void ccache_invalidate_end(const struct ccache_key *key, pgoff_t first,
 			   pgoff_t last);
 void ccache_drop_inode(const struct ccache_key *key);
-void ccache_drop_sb(struct super_block *sb);
+void ccache_drop_sb(struct super_block *sb, bool forget);
 void ccache_drop_all(void);
 struct ccache_stage *ccache_staging_get(void);
 void __ccache_staging_put(struct ccache_stage *stage);

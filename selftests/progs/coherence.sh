@@ -123,5 +123,24 @@ for e in $events; do
 done
 check_eq "nothing was served after drop_caches (hits unchanged)" \
 	"$(cc_delta dropped hits)" 0
+
+# A file written with O_DIRECT is never cached again while its inode
+# lives: a read racing the write could capture the old data.  drop_caches
+# empties the store but must not lift that.
+f=$dir/odirect
+run_check "$FS odirect: write it with O_DIRECT again" \
+	"$CCFILE" write -d "$f" 1M 64K
+check "echo 1 > drop_caches (the inode stays)" \
+	sh -c 'echo 1 > /proc/sys/vm/drop_caches'
+run_check "$FS odirect: matches, read into the page cache" \
+	"$CCFILE" verify -m read "$f"
+cc_snap poisoned
+cc_evict "$f"
+check_gt "$FS odirect: its evicted pages were refused (reject_policy)" \
+	"$(cc_delta poisoned reject_policy)" 0
+cc_snap poisoned
+run_check "$FS odirect: matches after eviction" "$CCFILE" verify -m read "$f"
+check_eq "$FS odirect: none of it was served (hits unchanged)" \
+	"$(cc_delta poisoned hits)" 0
 check "rmmod ccache" /sbin/rmmod ccache
 tap_done
