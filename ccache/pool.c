@@ -4,10 +4,12 @@
  * limit, the LRU that makes room when the limit is reached, and the
  * shrinker that gives memory back when the system needs it.
  *
- * The LRU holds stored entries oldest first, under ccache_lock.  An entry
- * captured from a page the kernel had marked workingset (it had come back
- * from eviction before) gets a second chance: the first time the LRU
- * reaches it, it is moved to the tail instead of being evicted.
+ * The LRU holds stored entries oldest first, under ccache_lock.  Every new
+ * entry gets a second chance, and one captured from a page the kernel had
+ * marked workingset (it had come back from eviction before) a third: each
+ * time the LRU's old end reaches an entry with a chance left, it uses one
+ * and moves to the young end instead of being evicted (capture.c says why
+ * new entries get one).
  *
  * Everything here runs in process context without ccache_lock except where
  * a function says otherwise: zsmalloc may not be called under it.
@@ -79,21 +81,26 @@ size_t ccache_pool_max_object(void)
 }
 
 /*
- * Evict up to @nr entries from the LRU's old end, giving second chances.
- * Frees their memory before returning.  Return: how many were evicted.
+ * Evict up to @nr entries from the LRU's old end, looking at no more than
+ * @budget entries: one with a second chance left (->referenced) loses it
+ * and goes back to the young end instead.  Frees their memory before
+ * returning.  Return: how many were evicted; *@looked: how many entries
+ * were looked at, 0 only when the LRU is empty.
  */
-static unsigned long ccache_lru_evict(unsigned long nr)
+static unsigned long ccache_lru_evict(unsigned long nr, unsigned long budget,
+				      unsigned long *looked)
 {
-	unsigned long evicted = 0, budget = 2 * nr;
+	unsigned long evicted = 0, seen = 0;
 	struct ccache_inode *ci;
 	struct ccache_entry *e;
 	unsigned long flags;
 
 	spin_lock_irqsave(&ccache_lock, flags);
-	while (evicted < nr && budget-- && !list_empty(&ccache_lru)) {
+	while (evicted < nr && seen < budget && !list_empty(&ccache_lru)) {
+		seen++;
 		e = list_first_entry(&ccache_lru, struct ccache_entry, list);
 		if (e->referenced) {
-			e->referenced = 0;
+			e->referenced--;
 			list_move_tail(&e->list, &ccache_lru);
 			continue;
 		}
@@ -104,6 +111,8 @@ static unsigned long ccache_lru_evict(unsigned long nr)
 	}
 	spin_unlock_irqrestore(&ccache_lock, flags);
 	ccache_graveyard_drain();
+	if (looked)
+		*looked = seen;
 	return evicted;
 }
 
@@ -130,25 +139,31 @@ static bool ccache_pool_admit(void)
 {
 	unsigned long limit = ccache_pool_limit(ccache_param_max_pool_percent());
 	unsigned long used = ccache_pool_used();
-	unsigned long n;
+	unsigned long n, looked;
 
+	/* an empty store is never full, whatever the threshold (0 included) */
 	if (ccache_pool_full &&
-	    used < limit / 100 * ccache_param_accept_threshold_percent())
+	    (used <= limit / 100 * ccache_param_accept_threshold_percent() ||
+	     !ccache_stat_read(stored_pages)))
 		ccache_pool_full = false;
 	if (!ccache_pool_full && used < limit)
 		return true;
 	ccache_pool_full = true;
-	/* a lowered limit: give back what is over it now */
+	/*
+	 * A lowered limit: give back what is over it now, second chances
+	 * included (an entry has at most two of them, so this
+	 * ends once the LRU is empty at the latest).
+	 */
 	while (used > limit) {
-		n = ccache_lru_evict(max_t(unsigned long,
-					   (used - limit) >> PAGE_SHIFT, 16));
-		ccache_stat_add(lru_evictions, n);
-		if (!n)
+		n = max_t(unsigned long, (used - limit) >> PAGE_SHIFT, 16);
+		ccache_stat_add(lru_evictions, ccache_lru_evict(n, 2 * n,
+								&looked));
+		if (!looked)
 			break;
 		used = ccache_pool_used();
 	}
 	if (++ccache_pool_rejected % CCACHE_FULL_TURNOVER == 0)
-		ccache_stat_add(lru_evictions, ccache_lru_evict(1));
+		ccache_stat_add(lru_evictions, ccache_lru_evict(1, 2, NULL));
 	return false;
 }
 
@@ -250,7 +265,7 @@ static unsigned long ccache_shrink_scan(struct shrinker *s,
 		return SHRINK_STOP;
 	/* entries per page of compressed data */
 	nr = max(sc->nr_to_scan * stored / max(bytes >> PAGE_SHIFT, 1UL), 1UL);
-	n = ccache_lru_evict(nr);
+	n = ccache_lru_evict(nr, 2 * nr, NULL);
 	ccache_stat_add(shrinker_frees, n);
 	return n ? max(n * bytes / stored >> PAGE_SHIFT, 1UL) : SHRINK_STOP;
 }

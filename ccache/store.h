@@ -93,7 +93,7 @@ enum ccache_entry_state {
 struct ccache_entry {
 	struct kref ref;
 	u8 state;		/* enum ccache_entry_state */
-	u8 referenced;		/* LRU second chance */
+	u8 referenced;		/* LRU second chances left, at most 2 */
 	u8 alg;			/* compressor id (crypto/acomp.c) */
 	u16 length;		/* compressed length */
 	union {
