@@ -7,7 +7,8 @@
 # "N passed, N failed, N skipped".  Exit status 1 when a test failed or
 # when no test ran.
 #
-# usage: run.sh [-k RELEASE] [-j JOBS] [-p OPTIONS] [-l MODULE] [TEST...]
+# usage: run.sh [-f] [-k RELEASE] [-j JOBS] [-p OPTIONS] [-l MODULE] [TEST...]
+#   -f       the full run: every variant test (see below)
 #   RELEASE  guest kernel (default: newest 6.1); the module ../ccache.ko and
 #            the test modules in modules/ must be built for it
 #   OPTIONS  ccache module options for every guest (e.g. offload=inline),
@@ -16,18 +17,20 @@
 #   TEST     paths of tests to run (default: all, then the variants)
 #
 # The variants file lists tests to run again with other module options, one
-# line each: "OPTIONS; MODULE or -; TEST...".
+# line each: "OPTIONS; MODULE or -; TEST...; MORE TEST...", the MORE TESTs
+# in the full run only.
 set -euo pipefail
 
 cd "$(dirname "$0")"
-release=${CCACHE_KVER:-} jobs=2 modopts='' preload=''
-while getopts "k:j:p:l:" opt; do
+release=${CCACHE_KVER:-} jobs=2 modopts='' preload='' full=''
+while getopts "fk:j:p:l:" opt; do
 	case $opt in
+	f) full=1 ;;
 	k) release=$OPTARG ;;
 	j) jobs=$OPTARG ;;
 	p) modopts=$OPTARG ;;
 	l) preload=$OPTARG ;;
-	*) sed -n '10,17s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+	*) sed -n '10,18s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -43,11 +46,12 @@ else
 	for t in ./*.sh host/*.sh; do
 		[[ $t == ./run.sh ]] || add_test "$t" "$modopts" "$preload"
 	done
-	while IFS=';' read -r o m list; do
+	while IFS=';' read -r o m list more; do
 		[[ $o == \#* || -z $o ]] && continue
 		[[ $m == *- ]] && m=''
-		# shellcheck disable=SC2086 # a list of test paths
-		for t in $list; do add_test "$t" "$o" "${m// /}"; done
+		[[ -n $full ]] || more=''
+		# shellcheck disable=SC2086 # lists of test paths
+		for t in $list $more; do add_test "$t" "$o" "${m// /}"; done
 	done < variants
 fi
 
