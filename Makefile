@@ -9,7 +9,11 @@
 #   make bench-offload  capture cost and streaming rate per offload backend
 #   make shell      a shell in a guest with ccache loaded
 #   make lint       checkpatch --strict and shellcheck
-#   make install    install into /lib/modules/RELEASE and run depmod
+#   make install    install into /lib/modules/RELEASE and run depmod, then
+#                   install-tools (DESTDIR=ROOT: into another root)
+#   make install-tools  ccachectl (SBINDIR=) and the modprobe.d example
+#   make dkms-src   the DKMS source tree, dist/ccache-VERSION
+#   make dkms-deb   the Debian package dist/ccache-dkms_VERSION_all.deb
 #   make clean
 #
 # KVER takes a full release (6.1.0-56-amd64) or a series (6.1, 6.12, 7).
@@ -20,6 +24,18 @@
 KERNELS := tools/kernels.sh
 SETUP := tools/setup.sh
 SRC := $(CURDIR)
+
+# The version has one definition, CCACHE_VERSION in ccache/ccache.h.
+VERSION := $(shell sed -n 's/^.define CCACHE_VERSION "\(.*\)"$$/\1/p' ccache/ccache.h)
+# make install: ccachectl goes to SBINDIR (the package's is /usr/sbin)
+SBINDIR ?= /usr/local/sbin
+# make dkms-src / dkms-deb: everything DKMS needs to build the module
+DIST := dist
+DKMS_SRC := $(DIST)/ccache-$(VERSION)
+DKMS_FILES := Kbuild LICENSE \
+	$(sort $(wildcard ccache/*.[ch] crypto/*.[ch] spu-offload/*.[ch]))
+DEB_PKG := ccache-dkms
+DEB := $(DIST)/$(DEB_PKG)_$(VERSION)_all.deb
 
 ifeq ($(KDIR),)
 ifeq ($(KVER),)
@@ -38,7 +54,7 @@ endif
 export CCACHE_WERROR ?= y
 
 .PHONY: all modules test-modules test-progs check matrix demo bench-offload \
-	shell lint install clean
+	shell lint install install-tools dkms-src dkms-deb clean
 
 all: modules
 
@@ -92,11 +108,74 @@ shell:
 lint:
 	@selftests/host/lint.sh
 
+# DESTDIR=ROOT installs everything into ROOT, INSTALL_MOD_PATH=ROOT (as in
+# kbuild) only the module; depmod then writes ROOT's modules.dep.
+INSTALL_MOD_PATH ?= $(DESTDIR)
+MOD_ROOT := $(if $(INSTALL_MOD_PATH),$(abspath $(INSTALL_MOD_PATH)))
 install:
-	$(MAKE) -C $(or $(KDIR),/lib/modules/$(KVER)/build) M=$(SRC) modules_install
-	depmod -a $(KVER)
+ifneq ($(KVER),)
+	@# builds for every kernel share ccache.ko: install only the right one
+	@modinfo -F vermagic ccache.ko 2>/dev/null | grep -q '^$(KVER) ' || \
+		{ echo "ccache.ko is not built for $(KVER): run make KVER=$(KVER)"; exit 1; }
+endif
+ifneq ($(KDIR)$(wildcard /lib/modules/$(KVER)/build/Makefile),)
+	$(MAKE) -C $(or $(KDIR),/lib/modules/$(KVER)/build) M=$(SRC) \
+		INSTALL_MOD_PATH=$(MOD_ROOT) modules_install
+else
+	@# headers only in kernels.sh's build root (7.x here): what
+	@# modules_install does, without signing
+	install -D -m 644 ccache.ko $(MOD_ROOT)/lib/modules/$(KVER)/extra/ccache.ko
+endif
+	depmod -a $(if $(MOD_ROOT),-b $(MOD_ROOT)) $(KVER)
+	$(call install-tools,$(DESTDIR),$(SBINDIR))
+
+# $(call install-tools,ROOT,SBINDIR): ccachectl, and the modprobe.d example
+# (comments only) unless the admin already has one.  Not the modules-load.d
+# file: loading at boot is the admin's choice (packaging/README.rst).
+install-tools = install -D -m 755 tools/ccachectl $(1)$(2)/ccachectl && \
+	{ test -e $(1)/etc/modprobe.d/ccache.conf || install -D -m 644 \
+		packaging/modprobe.d/ccache.conf $(1)/etc/modprobe.d/ccache.conf; }
+install-tools:
+	$(call install-tools,$(DESTDIR),$(SBINDIR))
+
+# the tree that goes to /usr/src/ccache-VERSION: sources, Kbuild, dkms.conf
+dkms-src:
+	@test -n "$(VERSION)" || { echo "no CCACHE_VERSION in ccache/ccache.h"; exit 1; }
+	@rm -rf $(DKMS_SRC)
+	@for f in $(DKMS_FILES); do install -D -m 644 $$f $(DKMS_SRC)/$$f || exit; done
+	@sed 's/@VERSION@/$(VERSION)/g' dkms.conf > $(DKMS_SRC)/dkms.conf
+	@echo "DKMS source tree: $(DKMS_SRC)"
+
+# A Debian package built with dpkg-deb alone (no debhelper): the DKMS
+# source tree, ccachectl, the docs and examples, and maintainer scripts
+# that do what dh_dkms's do.
+DEB_ROOT := $(DIST)/deb
+DEB_DOC := $(DEB_ROOT)/usr/share/doc/$(DEB_PKG)
+dkms-deb: dkms-src
+	@rm -rf $(DEB_ROOT) $(DEB)
+	@mkdir -p $(DEB_ROOT)/usr/src $(DEB_ROOT)/DEBIAN
+	@cp -R $(DKMS_SRC) $(DEB_ROOT)/usr/src/
+	@$(call install-tools,$(DEB_ROOT),/usr/sbin)
+	@install -D -m 644 README.md $(DEB_DOC)/README.md
+	@install -D -m 644 packaging/README.rst $(DEB_DOC)/README.Debian
+	@install -D -m 644 packaging/copyright $(DEB_DOC)/copyright
+	@install -D -m 644 packaging/modules-load.d/ccache.conf \
+		$(DEB_DOC)/examples/modules-load.d/ccache.conf
+	@for f in postinst prerm; do \
+		sed 's/@VERSION@/$(VERSION)/g' packaging/$$f > $(DEB_ROOT)/DEBIAN/$$f || exit; \
+	done
+	@echo /etc/modprobe.d/ccache.conf > $(DEB_ROOT)/DEBIAN/conffiles
+	@chmod -R u=rwX,go=rX $(DEB_ROOT)
+	@chmod 755 $(DEB_ROOT)/DEBIAN/postinst $(DEB_ROOT)/DEBIAN/prerm
+	@sed -e 's/@VERSION@/$(VERSION)/g' \
+		-e "s/@SIZE@/$$(du -sk --exclude=DEBIAN $(DEB_ROOT) | cut -f1)/" \
+		packaging/control > $(DEB_ROOT)/DEBIAN/control
+	@SOURCE_DATE_EPOCH=$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null || date +%s)} \
+		dpkg-deb --build --root-owner-group $(DEB_ROOT) $(DEB) >/dev/null
+	@echo "Debian package: $(DEB)"
 
 clean:
+	rm -rf $(DIST)
 	rm -rf .tmp_versions
 	find . selftests/modules -maxdepth 2 \( -name '*.o' -o -name '*.ko' -o -name '*.mod' \
 		-o -name '*.mod.c' -o -name '.*.cmd' -o -name '*.symvers' -o -name '*.order' \

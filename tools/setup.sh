@@ -20,6 +20,7 @@ packages=(
 	xz-utils zstd debootstrap	# kernels.sh
 	linux-source-6.1	# checkpatch.pl, kselftest.h
 	shellcheck python3
+	dkms	# selftests/host/dkms.sh (the package needs only dpkg-deb)
 )
 
 missing=()
@@ -64,3 +65,13 @@ fi
 for s in "${series[@]}"; do
 	"$here/kernels.sh" fetch "$s" >/dev/null
 done
+
+# dkms in the trixie root too, where selftests/host/dkms.sh builds for 7.x
+root=$cache/roots/trixie
+if [[ -x $root/usr/bin/apt-get && ! -x $root/usr/sbin/dkms ]]; then
+	echo "setup: installing dkms in $root" >&2
+	out=$(flock "$cache/.lock" chroot "$root" /usr/bin/env -i \
+		PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive \
+		sh -c 'apt-get -q update && apt-get -q -y install --no-install-recommends dkms' 2>&1) ||
+		{ printf '%s\n' "$out" | tail -n 20 >&2; exit 1; }
+fi
