@@ -42,6 +42,7 @@
 
 #include "ccache.h"
 #include "store.h"
+#include "trace.h"
 
 #define CCACHE_CAPTURE_TP "mm_filemap_delete_from_page_cache"
 
@@ -110,26 +111,37 @@ static bool ccache_folio_capturable(struct folio *folio)
 
 static void ccache_capture_done(struct kspu_job *job);
 
+/* Count @nr pages of @key from @index on as not kept, for @why. */
+static void ccache_reject(const struct ccache_key *key, pgoff_t index,
+			  unsigned int nr, enum ccache_reject why)
+{
+	atomic_long_add(nr, &ccache_stats.reject[why]);
+	trace_ccache_reject(key, index, nr, why);
+}
+
 /*
  * Capture page @i of @folio into @ci as a pending entry, replacing any
- * older entry for that index; its compress job goes to @job.  Return: the
- * rejection counter to bump, or NULL when the page was captured.
+ * older entry for that index; its compress job goes to @job.  Return:
+ * true when the page was captured, else false with the reason in @why.
  */
-static atomic_long_t *ccache_capture_page(struct ccache_inode *ci,
-					  struct folio *folio, unsigned int i,
-					  struct kspu_job **job)
+static bool ccache_capture_page(struct ccache_inode *ci, struct folio *folio,
+				unsigned int i, struct kspu_job **job,
+				enum ccache_reject *why)
 {
 	struct ccache_entry *e, *old;
 	struct ccache_stage *stage;
 	void *src;
 
+	*why = CCACHE_REJECT_ALLOC_FAILURE;
 	stage = ccache_staging_get();
-	if (!stage)
-		return &ccache_stats.reject_staging_full;
+	if (!stage) {
+		*why = CCACHE_REJECT_STAGING_FULL;
+		return false;
+	}
 	e = ccache_entry_alloc(stage);
 	if (!e) {
 		__ccache_staging_put(stage);
-		return &ccache_stats.reject_alloc_failure;
+		return false;
 	}
 	src = kmap_local_folio(folio, i * PAGE_SIZE);
 	memcpy(stage->page, src, PAGE_SIZE);
@@ -154,7 +166,7 @@ static atomic_long_t *ccache_capture_page(struct ccache_inode *ci,
 	if (xa_is_err(old)) {
 		e->ci = NULL;
 		ccache_entry_put(e);
-		return &ccache_stats.reject_alloc_failure;
+		return false;
 	}
 	if (old)
 		ccache_unlink_entry(old);
@@ -169,7 +181,7 @@ static atomic_long_t *ccache_capture_page(struct ccache_inode *ci,
 	};
 	*job = &stage->job;
 	ccache_stat_inc(captures);
-	return NULL;
+	return true;
 }
 
 static void ccache_capture_probe(void *data, struct folio *folio)
@@ -177,8 +189,9 @@ static void ccache_capture_probe(void *data, struct folio *folio)
 	struct kspu_job **jobs = this_cpu_ptr(&ccache_capture_batch)->jobs;
 	struct address_space *mapping = folio->mapping;
 	unsigned int taken, captured = 0, nr = folio_nr_pages(folio);
-	atomic_long_t *reject = NULL;
+	enum ccache_reject why = CCACHE_REJECT_POLICY;
 	struct ccache_inode *ci;
+	bool reject = false;
 	struct ccache_key key;
 	unsigned long flags;
 	bool capture;
@@ -189,7 +202,8 @@ static void ccache_capture_probe(void *data, struct folio *folio)
 	capture = ccache_is_reclaim(folio) && ccache_param_enabled();
 	if (capture && !(ccache_folio_capturable(folio) &&
 			 ccache_fs_allowed(mapping->host))) {
-		ccache_stat_add(reject_policy, nr);
+		ccache_key_of(mapping->host, &key);
+		ccache_reject(&key, folio->index, nr, CCACHE_REJECT_POLICY);
 		capture = false;
 	}
 	/* Nothing stored and nothing to store: the common case stays cheap. */
@@ -201,11 +215,10 @@ static void ccache_capture_probe(void *data, struct folio *folio)
 	spin_lock_irqsave(&ccache_lock, flags);
 	ci = capture ? ccache_inode_get_or_create(&key) : ccache_inode_lookup(&key);
 	if (ci) {
-		if (capture && (ci->poisoned || ci->invalidating))
-			reject = &ccache_stats.reject_policy;
+		reject = capture && (ci->poisoned || ci->invalidating);
 		while (capture && !reject && captured < nr) {
-			reject = ccache_capture_page(ci, folio, captured,
-						     &jobs[captured]);
+			reject = !ccache_capture_page(ci, folio, captured,
+						      &jobs[captured], &why);
 			if (!reject)
 				captured++;
 		}
@@ -215,12 +228,13 @@ static void ccache_capture_probe(void *data, struct folio *folio)
 					   folio->index + nr - 1);
 		ccache_inode_tidy(ci);
 	} else if (capture) {
-		reject = &ccache_stats.reject_alloc_failure;
+		why = CCACHE_REJECT_ALLOC_FAILURE;
+		reject = true;
 	}
 	spin_unlock_irqrestore(&ccache_lock, flags);
 
 	if (reject)		/* the pages not captured */
-		atomic_long_add(nr - captured, reject);
+		ccache_reject(&key, folio->index + captured, nr - captured, why);
 	if (!captured)
 		return;
 	taken = kspu_submit(jobs, captured);
@@ -271,6 +285,7 @@ static bool ccache_publish(struct ccache_entry *e, u8 state,
 		ccache_stat_add(compressed_bytes, len);
 		if (state == CCACHE_SAME_FILLED)
 			ccache_stat_inc(same_filled_pages);
+		trace_ccache_store(&ci->key, e->index, len);
 	} else if (ci) {
 		ccache_erase_entry(e);
 		ccache_inode_tidy(ci);
@@ -281,8 +296,11 @@ static bool ccache_publish(struct ccache_entry *e, u8 state,
 	return stage;
 }
 
-/* Drop a pending entry that will not be stored. */
-static void ccache_discard(struct ccache_entry *e)
+/*
+ * Drop a pending entry that will not be stored; @why it is not kept, or
+ * CCACHE_REJECT_NR when that is no rejection (the module is unloading).
+ */
+static void ccache_discard(struct ccache_entry *e, enum ccache_reject why)
 {
 	struct ccache_inode *ci;
 	unsigned long flags;
@@ -290,6 +308,8 @@ static void ccache_discard(struct ccache_entry *e)
 	spin_lock_irqsave(&ccache_lock, flags);
 	ci = e->ci;
 	if (ci) {
+		if (why < CCACHE_REJECT_NR)
+			ccache_reject(&ci->key, e->index, 1, why);
 		ccache_erase_entry(e);
 		ccache_inode_tidy(ci);
 	}
@@ -301,31 +321,31 @@ static void ccache_publish_stage(struct ccache_stage *stage)
 {
 	struct kspu_job *job = &stage->job;
 	struct ccache_entry *e = job->priv;
+	enum ccache_reject why;
 	unsigned long handle;
 
 	if (!e->ci)			/* erased meanwhile */
 		return;
 	if (READ_ONCE(ccache_capture_stopping)) {
-		ccache_discard(e);	/* the store is emptied next anyway */
+		/* the store is emptied next anyway */
+		ccache_discard(e, CCACHE_REJECT_NR);
 		return;
 	}
 	if (job->err == -CCACHE_ERR_REFUSED || job->err == -ECANCELED) {
-		ccache_stat_inc(reject_offload);
-		ccache_discard(e);
+		ccache_discard(e, CCACHE_REJECT_OFFLOAD);
 		return;
 	}
 	if (job->err || job->out_len > ccache_pool_max_object()) {
-		ccache_stat_inc(reject_poor_compression);
-		ccache_discard(e);
+		ccache_discard(e, CCACHE_REJECT_POOR_COMPRESSION);
 		return;
 	}
 	if (job->result == KSPU_SAME_FILLED) {
 		ccache_publish(e, CCACHE_SAME_FILLED, job->fill_value, 0, 0);
 		return;
 	}
-	handle = ccache_pool_alloc(stage->page, job->out_len);
+	handle = ccache_pool_alloc(stage->page, job->out_len, &why);
 	if (!handle)
-		ccache_discard(e);	/* counted by the pool */
+		ccache_discard(e, why);
 	else if (!ccache_publish(e, CCACHE_COMPRESSED, handle, job->out_len,
 				 job->alg))
 		ccache_pool_free_handle(handle);

@@ -37,6 +37,20 @@ enum ccache_fs {
 };
 
 /*
+ * Why pages were not kept: sysfs shows reject[CCACHE_REJECT_FOO] as
+ * reject_foo, and the ccache_reject tracepoint names the reason.
+ */
+enum ccache_reject {
+	CCACHE_REJECT_POOR_COMPRESSION,	/* compressed too poorly to keep */
+	CCACHE_REJECT_STAGING_FULL,	/* no staging buffer free */
+	CCACHE_REJECT_OFFLOAD,		/* offload backend full or switching */
+	CCACHE_REJECT_POOL_LIMIT,	/* pool full, nothing to evict */
+	CCACHE_REJECT_ALLOC_FAILURE,	/* an allocation failed */
+	CCACHE_REJECT_POLICY,		/* file or state not cacheable right now */
+	CCACHE_REJECT_NR
+};
+
+/*
  * Statistics, shown one per file in /sys/kernel/mm/ccache/ (sysfs.c, which
  * also derives original_bytes, mem_used_bytes and the ratio).
  */
@@ -49,12 +63,7 @@ struct ccache_stats {
 	atomic_long_t misses;		/* lookups that found nothing to serve */
 	atomic_long_t captures;		/* evicted pages taken in for compression */
 	atomic_long_t capture_cycles;	/* TSC cycles in the probe when capturing */
-	atomic_long_t reject_poor_compression;	/* compressed too poorly to keep */
-	atomic_long_t reject_staging_full;	/* no staging buffer free */
-	atomic_long_t reject_offload;	/* offload backend full or switching */
-	atomic_long_t reject_pool_limit;	/* pool full, nothing to evict */
-	atomic_long_t reject_alloc_failure;	/* an allocation failed */
-	atomic_long_t reject_policy;	/* file or state not cacheable right now */
+	atomic_long_t reject[CCACHE_REJECT_NR];	/* pages not kept, by reason */
 	atomic_long_t invalidations;	/* entries erased because the file changed */
 	atomic_long_t lru_evictions;	/* entries evicted to keep the pool limit */
 	atomic_long_t shrinker_frees;	/* entries freed for the shrinker */

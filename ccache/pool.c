@@ -22,6 +22,7 @@
 #include "ccache.h"
 #include "compat.h"
 #include "store.h"
+#include "trace.h"
 
 LIST_HEAD(ccache_lru);
 
@@ -84,11 +85,12 @@ size_t ccache_pool_max_object(void)
  * Evict up to @nr entries from the LRU's old end, looking at no more than
  * @budget entries: one with a second chance left (->referenced) loses it
  * and goes back to the young end instead.  Frees their memory before
- * returning.  Return: how many were evicted; *@looked: how many entries
- * were looked at, 0 only when the LRU is empty.
+ * returning; @shrinker says for whom (the tracepoint tells).  Return: how
+ * many were evicted; *@looked: how many entries were looked at, 0 only
+ * when the LRU is empty.
  */
 static unsigned long ccache_lru_evict(unsigned long nr, unsigned long budget,
-				      unsigned long *looked)
+				      unsigned long *looked, bool shrinker)
 {
 	unsigned long evicted = 0, seen = 0;
 	struct ccache_inode *ci;
@@ -105,6 +107,7 @@ static unsigned long ccache_lru_evict(unsigned long nr, unsigned long budget,
 			continue;
 		}
 		ci = e->ci;
+		trace_ccache_evict(&ci->key, e->index, shrinker);
 		ccache_erase_entry(e);
 		ccache_inode_tidy(ci);
 		evicted++;
@@ -151,19 +154,21 @@ static bool ccache_pool_admit(void)
 	ccache_pool_full = true;
 	/*
 	 * A lowered limit: give back what is over it now, second chances
-	 * included (an entry has at most two of them, so this
-	 * ends once the LRU is empty at the latest).
+	 * included (an entry has at most two of them, so this ends once the
+	 * LRU is empty at the latest).
 	 */
 	while (used > limit) {
 		n = max_t(unsigned long, (used - limit) >> PAGE_SHIFT, 16);
-		ccache_stat_add(lru_evictions, ccache_lru_evict(n, 2 * n,
-								&looked));
+		n = ccache_lru_evict(n, 2 * n, &looked, false);
+		ccache_stat_add(lru_evictions, n);
 		if (!looked)
 			break;
 		used = ccache_pool_used();
 	}
-	if (++ccache_pool_rejected % CCACHE_FULL_TURNOVER == 0)
-		ccache_stat_add(lru_evictions, ccache_lru_evict(1, 2, NULL));
+	if (++ccache_pool_rejected % CCACHE_FULL_TURNOVER == 0) {
+		n = ccache_lru_evict(1, 2, NULL, false);
+		ccache_stat_add(lru_evictions, n);
+	}
 	return false;
 }
 
@@ -171,18 +176,20 @@ static bool ccache_pool_admit(void)
  * ccache_pool_alloc() - store a compressed page in the pool
  * @data: the compressed bytes
  * @len: how many, at most ccache_pool_max_object()
+ * @why: where to say why the page was refused (the caller counts it)
  *
- * Follows the admission policy above; counts the rejections.
+ * Follows the admission policy above.
  *
  * Context: process context, may sleep briefly; no ccache_lock.
  * Return: a zsmalloc handle, or 0.
  */
-unsigned long ccache_pool_alloc(const void *data, unsigned int len)
+unsigned long ccache_pool_alloc(const void *data, unsigned int len,
+				enum ccache_reject *why)
 {
 	unsigned long handle;
 
 	if (!ccache_pool_admit()) {
-		ccache_stat_inc(reject_pool_limit);
+		*why = CCACHE_REJECT_POOL_LIMIT;
 		return 0;
 	}
 	/*
@@ -196,7 +203,7 @@ unsigned long ccache_pool_alloc(const void *data, unsigned int len)
 				  __GFP_NOWARN | __GFP_NOMEMALLOC |
 				  __GFP_HIGHMEM | __GFP_MOVABLE);
 	if (IS_ERR_VALUE(handle) || !handle) {
-		ccache_stat_inc(reject_alloc_failure);
+		*why = CCACHE_REJECT_ALLOC_FAILURE;
 		return 0;
 	}
 	ccache_zs_write(ccache_zpool, handle, data, len);
@@ -265,7 +272,7 @@ static unsigned long ccache_shrink_scan(struct shrinker *s,
 		return SHRINK_STOP;
 	/* entries per page of compressed data */
 	nr = max(sc->nr_to_scan * stored / max(bytes >> PAGE_SHIFT, 1UL), 1UL);
-	n = ccache_lru_evict(nr, 2 * nr, NULL);
+	n = ccache_lru_evict(nr, 2 * nr, NULL, true);
 	ccache_stat_add(shrinker_frees, n);
 	return n ? max(n * bytes / stored >> PAGE_SHIFT, 1UL) : SHRINK_STOP;
 }

@@ -33,6 +33,7 @@
 #include "ccache.h"
 #include "compat.h"
 #include "store.h"
+#include "trace.h"
 
 static void (*ccache_orig_read_pages)(struct readahead_control *rac);
 static struct ftrace_ops ccache_serve_ops;
@@ -124,15 +125,19 @@ static bool ccache_serve_folio(const struct ccache_key *key,
 
 	if (nr > CCACHE_MAX_FOLIO_PAGES || !ccache_take(key, folio->index, nr, e)) {
 		ccache_stat_add(misses, nr);
+		trace_ccache_load_miss(key, folio->index, nr);
 		return false;
 	}
 	for (i = 0; i < nr; i++) {
 		ok = ok && ccache_fill(e[i], folio_page(folio, i), sb->data);
 		ccache_entry_put(e[i]);
 	}
-	if (!ok)
+	if (!ok) {
+		trace_ccache_load_miss(key, folio->index, nr);
 		return false;
+	}
 	ccache_stat_add(hits, nr);
+	trace_ccache_load_hit(key, folio->index, nr);
 	folio_mark_uptodate(folio);
 	folio_unlock(folio);
 	folio_put(folio);	/* the reference readahead gave read_pages() */

@@ -14,6 +14,7 @@
 
 #include "ccache.h"
 #include "store.h"
+#include "trace.h"
 
 DEFINE_SPINLOCK(ccache_lock);
 
@@ -388,7 +389,7 @@ void ccache_invalidate_begin(const struct ccache_key *key, pgoff_t first,
 			     pgoff_t last, bool poison)
 {
 	struct ccache_inode *ci;
-	unsigned long flags;
+	unsigned long flags, n;
 	bool failed = false;
 
 	spin_lock_irqsave(&ccache_lock, flags);
@@ -397,7 +398,9 @@ void ccache_invalidate_begin(const struct ccache_key *key, pgoff_t first,
 		ci->epoch++;
 		ci->invalidating++;
 		ci->poisoned |= poison;
-		ccache_stat_add(invalidations, ccache_erase_range(ci, first, last));
+		n = ccache_erase_range(ci, first, last);
+		ccache_stat_add(invalidations, n);
+		trace_ccache_invalidate(key, first, last, n);
 	} else {
 		failed = true;
 	}
@@ -423,7 +426,7 @@ void ccache_invalidate_end(const struct ccache_key *key, pgoff_t first,
 			   pgoff_t last)
 {
 	struct ccache_inode *ci;
-	unsigned long flags;
+	unsigned long flags, n;
 
 	spin_lock_irqsave(&ccache_lock, flags);
 	ci = ccache_inode_lookup(key);
@@ -431,7 +434,9 @@ void ccache_invalidate_end(const struct ccache_key *key, pgoff_t first,
 		ci->epoch++;
 		if (ci->invalidating)
 			ci->invalidating--;
-		ccache_stat_add(invalidations, ccache_erase_range(ci, first, last));
+		n = ccache_erase_range(ci, first, last);
+		ccache_stat_add(invalidations, n);
+		trace_ccache_invalidate(key, first, last, n);
 		ccache_inode_tidy(ci);
 	}
 	spin_unlock_irqrestore(&ccache_lock, flags);

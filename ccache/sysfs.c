@@ -110,6 +110,8 @@ static ssize_t ccache_stat_show(struct kobject *kobj,
 
 #define CCACHE_COUNTER(name) { #name, offsetof(struct ccache_stats, name) }
 #define CCACHE_DERIVED(name) { #name, 0, ccache_##name }
+#define CCACHE_REJECTS(name, NAME) \
+	{ "reject_" #name, offsetof(struct ccache_stats, reject[CCACHE_REJECT_##NAME]) }
 
 static struct ccache_stat_attr ccache_stat_attrs[] = {
 	CCACHE_COUNTER(stored_pages),
@@ -120,12 +122,12 @@ static struct ccache_stat_attr ccache_stat_attrs[] = {
 	CCACHE_COUNTER(misses),
 	CCACHE_COUNTER(captures),
 	CCACHE_DERIVED(capture_ns),
-	CCACHE_COUNTER(reject_poor_compression),
-	CCACHE_COUNTER(reject_staging_full),
-	CCACHE_COUNTER(reject_offload),
-	CCACHE_COUNTER(reject_pool_limit),
-	CCACHE_COUNTER(reject_alloc_failure),
-	CCACHE_COUNTER(reject_policy),
+	CCACHE_REJECTS(poor_compression, POOR_COMPRESSION),
+	CCACHE_REJECTS(staging_full, STAGING_FULL),
+	CCACHE_REJECTS(offload, OFFLOAD),
+	CCACHE_REJECTS(pool_limit, POOL_LIMIT),
+	CCACHE_REJECTS(alloc_failure, ALLOC_FAILURE),
+	CCACHE_REJECTS(policy, POLICY),
 	CCACHE_COUNTER(invalidations),
 	CCACHE_COUNTER(lru_evictions),
 	CCACHE_COUNTER(shrinker_frees),

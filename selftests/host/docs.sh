@@ -22,10 +22,12 @@ for f in "$guide" "$abi" ccache/params.c ccache/sysfs.c; do
 done
 
 knobs=$(sed -n 's/^module_param_cb(\([a-z0-9_]*\),.*/\1/p' ccache/params.c)
-# the statistics: version, the counters and derived values, and the
-# offload backends' counters (one of them is written out as a string)
+# the statistics: version, the counters and derived values, the rejections
+# (CCACHE_REJECTS(foo, FOO) is reject_foo), and the offload backends'
+# counters (one of them is written out as a string)
 stats=$(sed -n 's/.*__ATTR_RO(\([a-z0-9_]*\)).*/\1/p
-	s/^[[:space:]]*CCACHE_\(COUNTER\|DERIVED\)(\([a-z0-9_]*\)),.*/\2/p' ccache/sysfs.c)
+	s/^[[:space:]]*CCACHE_\(COUNTER\|DERIVED\)(\([a-z0-9_]*\)),.*/\2/p
+	s/^[[:space:]]*CCACHE_REJECTS(\([a-z0-9_]*\),.*/reject_\1/p' ccache/sysfs.c)
 backend_stats=$(sed -n 's/^[[:space:]]*CCACHE_KSPU_COUNTER(\([a-z0-9_]*\)),.*/\1/p
 	s/^[[:space:]]*{ "\([a-z0-9_]*\)", 0, kspu_[a-z_]* },.*/\1/p' ccache/sysfs.c)
 backends=$(sed -n 's/^[[:space:]]*\.name = "\([a-z0-9_-]*\)",.*/\1/p' spu-offload/*.c)

@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Tracepoints of ccache, in tracefs under events/ccache/: a page stored,
+ * a read served or not (load), a page not kept and why (reject), a range
+ * erased because the file changed (invalidate), an entry evicted for the
+ * pool limit or the shrinker (evict).  perf, trace-cmd and bpftrace see
+ * them as ccache:<name>.  Pages are named by device, inode number and page
+ * index.  Disabled tracepoints cost a patched-out branch.
+ *
+ * Context: every event may fire with ccache_lock held and interrupts off.
+ */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM ccache
+
+#if !defined(_CCACHE_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
+#define _CCACHE_TRACE_H
+
+#include <linux/fs.h>
+#include <linux/tracepoint.h>
+
+#include "ccache.h"
+#include "store.h"
+
+TRACE_DEFINE_ENUM(CCACHE_REJECT_POOR_COMPRESSION);
+TRACE_DEFINE_ENUM(CCACHE_REJECT_STAGING_FULL);
+TRACE_DEFINE_ENUM(CCACHE_REJECT_OFFLOAD);
+TRACE_DEFINE_ENUM(CCACHE_REJECT_POOL_LIMIT);
+TRACE_DEFINE_ENUM(CCACHE_REJECT_ALLOC_FAILURE);
+TRACE_DEFINE_ENUM(CCACHE_REJECT_POLICY);
+
+DECLARE_EVENT_CLASS(ccache_pages,
+		    TP_PROTO(const struct ccache_key *key, pgoff_t index,
+			     unsigned int nr),
+		    TP_ARGS(key, index, nr),
+		    TP_STRUCT__entry(__field(dev_t, dev)
+				     __field(unsigned long, ino)
+				     __field(pgoff_t, index)
+				     __field(unsigned int, nr)),
+		    TP_fast_assign(__entry->dev = key->sb->s_dev;
+				   __entry->ino = key->ino;
+				   __entry->index = index;
+				   __entry->nr = nr;),
+		    TP_printk("dev %d:%d ino %lu index %lu nr %u",
+			      MAJOR(__entry->dev), MINOR(__entry->dev),
+			      __entry->ino, (unsigned long)__entry->index,
+			      __entry->nr)
+);
+
+/* Pages of a folio read from the store (the whole folio, or nothing). */
+DEFINE_EVENT(ccache_pages, ccache_load_hit,
+	     TP_PROTO(const struct ccache_key *key, pgoff_t index,
+		      unsigned int nr),
+	     TP_ARGS(key, index, nr)
+);
+
+/* A folio read from the disk: some of its pages were not stored. */
+DEFINE_EVENT(ccache_pages, ccache_load_miss,
+	     TP_PROTO(const struct ccache_key *key, pgoff_t index,
+		      unsigned int nr),
+	     TP_ARGS(key, index, nr)
+);
+
+/* One page stored, compressed to @len bytes (0: same-filled). */
+TRACE_EVENT(ccache_store,
+	    TP_PROTO(const struct ccache_key *key, pgoff_t index,
+		     unsigned int len),
+	    TP_ARGS(key, index, len),
+	    TP_STRUCT__entry(__field(dev_t, dev)
+			     __field(unsigned long, ino)
+			     __field(pgoff_t, index)
+			     __field(unsigned int, len)),
+	    TP_fast_assign(__entry->dev = key->sb->s_dev;
+			   __entry->ino = key->ino;
+			   __entry->index = index;
+			   __entry->len = len;),
+	    TP_printk("dev %d:%d ino %lu index %lu len %u",
+		      MAJOR(__entry->dev), MINOR(__entry->dev), __entry->ino,
+		      (unsigned long)__entry->index, __entry->len)
+);
+
+/* @nr pages from @index on were not kept, for @reason. */
+TRACE_EVENT(ccache_reject,
+	    TP_PROTO(const struct ccache_key *key, pgoff_t index,
+		     unsigned int nr, enum ccache_reject reason),
+	    TP_ARGS(key, index, nr, reason),
+	    TP_STRUCT__entry(__field(dev_t, dev)
+			     __field(unsigned long, ino)
+			     __field(pgoff_t, index)
+			     __field(unsigned int, nr)
+			     __field(unsigned int, reason)),
+	    TP_fast_assign(__entry->dev = key->sb->s_dev;
+			   __entry->ino = key->ino;
+			   __entry->index = index;
+			   __entry->nr = nr;
+			   __entry->reason = reason;),
+	    TP_printk("dev %d:%d ino %lu index %lu nr %u reason %s",
+		      MAJOR(__entry->dev), MINOR(__entry->dev), __entry->ino,
+		      (unsigned long)__entry->index, __entry->nr,
+		      __print_symbolic(__entry->reason,
+				       { CCACHE_REJECT_POOR_COMPRESSION,
+					 "poor_compression" },
+				       { CCACHE_REJECT_STAGING_FULL,
+					 "staging_full" },
+				       { CCACHE_REJECT_OFFLOAD, "offload" },
+				       { CCACHE_REJECT_POOL_LIMIT,
+					 "pool_limit" },
+				       { CCACHE_REJECT_ALLOC_FAILURE,
+					 "alloc_failure" },
+				       { CCACHE_REJECT_POLICY, "policy" }))
+);
+
+/* The file changes in @first..@last: @erased entries went. */
+TRACE_EVENT(ccache_invalidate,
+	    TP_PROTO(const struct ccache_key *key, pgoff_t first,
+		     pgoff_t last, unsigned long erased),
+	    TP_ARGS(key, first, last, erased),
+	    TP_STRUCT__entry(__field(dev_t, dev)
+			     __field(unsigned long, ino)
+			     __field(pgoff_t, first)
+			     __field(pgoff_t, last)
+			     __field(unsigned long, erased)),
+	    TP_fast_assign(__entry->dev = key->sb->s_dev;
+			   __entry->ino = key->ino;
+			   __entry->first = first;
+			   __entry->last = last;
+			   __entry->erased = erased;),
+	    TP_printk("dev %d:%d ino %lu first %lu last %lu erased %lu",
+		      MAJOR(__entry->dev), MINOR(__entry->dev), __entry->ino,
+		      (unsigned long)__entry->first,
+		      (unsigned long)__entry->last, __entry->erased)
+);
+
+/* An entry evicted from the LRU, for the shrinker or the pool limit. */
+TRACE_EVENT(ccache_evict,
+	    TP_PROTO(const struct ccache_key *key, pgoff_t index,
+		     bool shrinker),
+	    TP_ARGS(key, index, shrinker),
+	    TP_STRUCT__entry(__field(dev_t, dev)
+			     __field(unsigned long, ino)
+			     __field(pgoff_t, index)
+			     __field(bool, shrinker)),
+	    TP_fast_assign(__entry->dev = key->sb->s_dev;
+			   __entry->ino = key->ino;
+			   __entry->index = index;
+			   __entry->shrinker = shrinker;),
+	    TP_printk("dev %d:%d ino %lu index %lu for %s",
+		      MAJOR(__entry->dev), MINOR(__entry->dev), __entry->ino,
+		      (unsigned long)__entry->index,
+		      __entry->shrinker ? "shrinker" : "pool_limit")
+);
+
+#endif /* _CCACHE_TRACE_H */
+
+/* This part must be outside the include guard. */
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE trace
+#include <trace/define_trace.h>

@@ -1,0 +1,77 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# ccache's tracepoints (ccache/trace.h), read through tracefs as perf,
+# trace-cmd and bpftrace read them: each event fires for what it names,
+# with the file's inode number, and the reject reasons are spelled out.
+# VM: mem=192 cpus=2 disk=ext4:512M timeout=150
+# shellcheck source=selftests/lib/tap.sh
+. ./lib/tap.sh
+# shellcheck source=selftests/progs/cctest.sh
+. ./progs/cctest.sh
+
+T=/sys/kernel/tracing
+P=/sys/module/ccache/parameters
+[ -d /mnt/d0 ] || tap_skip_all "no data disk at /mnt/d0"
+[ -e $T/trace ] || tap_skip_all "no tracefs at $T"
+dir=/mnt/d0/trace
+events="ccache_store ccache_load_hit ccache_load_miss ccache_reject ccache_invalidate ccache_evict"
+
+# seen EVENT INO [PATTERN]: the trace holds EVENT for inode INO (matching
+# PATTERN too)
+# shellcheck disable=SC2317 # called through check
+seen() {
+	grep " $1: " "$T/trace" | grep " ino $2 " | grep -q -- "${3:-}"
+}
+
+cc_start ""
+for ev in $events; do
+	check "tracefs has ccache:$ev" test -d "$T/events/ccache/$ev"
+done
+check "the events have a format" grep -q "field:unsigned long ino" \
+	$T/events/ccache/ccache_store/format
+
+mkdir -p $dir
+check "create a compressible file" "$CCFILE" create $dir/text 8M
+check "create a random file" \
+	dd if=/dev/urandom of=$dir/random bs=1M count=2 status=none
+text=$(stat -c %i $dir/text)
+random=$(stat -c %i $dir/random)
+check "empty page cache and store" cc_empty_store
+check "read both into the page cache" sh -c \
+	"'$CCFILE' verify $dir/text && cat $dir/random > /dev/null"
+
+echo 1 > $T/events/ccache/enable
+echo > $T/trace
+cc_evict $dir/text $dir/random
+check "ccache_store fired for the text file" seen ccache_store "$text"
+check "ccache_reject fired for the random file: poor_compression" \
+	seen ccache_reject "$random" "reason poor_compression"
+
+echo > $T/trace
+# the random file first: lookups are made only while something is stored
+check "re-read the random file" sh -c "cat $dir/random > /dev/null"
+check "ccache_load_miss fired for it" seen ccache_load_miss "$random"
+run_check "re-read the text file: matches" "$CCFILE" verify $dir/text
+check "ccache_load_hit fired for it" seen ccache_load_hit "$text"
+
+echo > $T/trace
+cc_evict $dir/text
+run_check "truncate the text file while stored" \
+	"$CCFILE" truncate $dir/text 1000000
+check "ccache_invalidate fired for it, with entries erased" \
+	seen ccache_invalidate "$text" "erased [1-9]"
+
+# a pool limit lowered below what is stored evicts at the next store
+check "create a second compressible file" "$CCFILE" create $dir/more 8M
+check "read it into the page cache" "$CCFILE" verify $dir/more
+echo > $T/trace
+check "lower max_pool_percent to 1" sh -c "echo 1 > $P/max_pool_percent"
+cc_evict $dir/text $dir/more
+check "ccache_evict fired for the pool limit" \
+	grep -q "ccache_evict: .* for pool_limit" $T/trace
+echo 0 > $T/events/ccache/enable
+grep ccache_ $T/trace | head -n 5 | sed 's/^/# /'
+
+check "rmmod ccache" /sbin/rmmod ccache
+check "the events go with the module" test ! -d $T/events/ccache
+tap_done
