@@ -4,7 +4,9 @@
 #
 #   make [KVER=RELEASE|SERIES] [KDIR=DIR]   build ccache.ko
 #   make check      run the test suite in guests on the default kernel (6.1)
-#   make matrix     build and run the whole suite on 6.1, 6.12 and 7.x
+#   make check-full the same with every offload backend through every core
+#                   test (selftests/variants)
+#   make matrix     build and run check-full's suite on 6.1, 6.12 and 7.x
 #   make demo       show ccache at work in a guest
 #   make bench-offload  capture cost and streaming rate per offload backend
 #   make shell      a shell in a guest with ccache loaded
@@ -53,7 +55,7 @@ endif
 # the project's own builds treat warnings as errors (see Kbuild)
 export CCACHE_WERROR ?= y
 
-.PHONY: all modules test-modules test-progs check matrix demo bench-offload \
+.PHONY: all modules test-modules test-progs check check-full matrix demo bench-offload \
 	shell lint install install-tools dkms-src dkms-deb clean
 
 all: modules
@@ -77,17 +79,17 @@ test-modules:
 test-progs:
 	@$(MAKE) --no-print-directory -C selftests/progs
 
-check:
+check check-full:
 	@$(SETUP)
 	@$(MAKE) --no-print-directory KVER=6.1 modules test-modules test-progs
-	@selftests/run.sh -k $$($(KERNELS) resolve 6.1)
+	@selftests/run.sh $(if $(filter check-full,$@),-f) -k $$($(KERNELS) resolve 6.1)
 
 matrix:
 	@$(SETUP) --all
 	@$(MAKE) --no-print-directory test-progs
 	@set -e; for s in 6.1 6.12 7; do \
 		$(MAKE) --no-print-directory KVER=$$s modules test-modules; \
-		selftests/run.sh -k $$($(KERNELS) resolve $$s); \
+		selftests/run.sh -f -k $$($(KERNELS) resolve $$s); \
 	done
 
 demo:
