@@ -384,11 +384,8 @@ int ccache_capture_init(void)
 	int err;
 
 	for_each_kernel_tracepoint(ccache_find_tracepoint, NULL);
-	if (!ccache_capture_tp) {
-		pr_err("tracepoint %s not found: this kernel cannot be supported\n",
-		       CCACHE_CAPTURE_TP);
-		return -ENOENT;
-	}
+	if (!ccache_capture_tp)
+		return ccache_hook_missing("tracepoint", CCACHE_CAPTURE_TP);
 	ccache_capture_stopping = false;
 	ccache_wq = alloc_workqueue("ccache", WQ_UNBOUND, 0);
 	if (!ccache_wq)

@@ -86,6 +86,7 @@ unsigned int ccache_param_accept_threshold_percent(void);
 unsigned long ccache_param_filesystems(void);
 int ccache_param_start_compressor(void);
 int ccache_param_start_offload(void);
+void ccache_param_describe(char *buf, size_t size);
 
 /* sysfs.c */
 int ccache_sysfs_init(void);

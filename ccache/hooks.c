@@ -31,6 +31,7 @@
 #include <linux/pagemap.h>
 #include <linux/ptrace.h>
 #include <linux/uaccess.h>
+#include <linux/utsname.h>
 
 #include "ccache.h"
 #include "store.h"
@@ -259,16 +260,34 @@ unsigned long ccache_hooks_missed(void)
 	return n;
 }
 
+/**
+ * ccache_hook_missing() - log that a hook point ccache needs is missing
+ * @kind: "kernel function" or "tracepoint"
+ * @name: its name
+ *
+ * Return: -ENOENT, for the caller to return.
+ */
+int ccache_hook_missing(const char *kind, const char *name)
+{
+	pr_err("%s %s not found or not probeable in kernel %s: ccache cannot load\n",
+	       kind, name, init_utsname()->release);
+	pr_err("it needs Debian's 6.1, 6.12 or 7.x kernels, or one with the same function and tracepoint, CONFIG_FUNCTION_TRACER, CONFIG_DYNAMIC_FTRACE_WITH_REGS and CONFIG_KPROBES (Documentation/admin-guide/ccache.rst, Troubleshooting)\n");
+	return -ENOENT;
+}
+
+/** ccache_hooks_nr() - Return: how many invalidation and teardown hooks there are. */
+unsigned int ccache_hooks_nr(void)
+{
+	return ARRAY_SIZE(ccache_hooks);
+}
+
 static int ccache_hook_register(struct ccache_hook *hook)
 {
 	void *addr = ccache_symbol_address(hook->symbol);
 	int err;
 
-	if (!addr) {
-		pr_err("kernel function %s not found or not probeable: this kernel cannot be supported\n",
-		       hook->symbol);
-		return -ENOENT;
-	}
+	if (!addr)
+		return ccache_hook_missing("kernel function", hook->symbol);
 	hook->ops.func = ccache_hook_entry;
 	hook->ops.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_RECURSION;
 	err = ftrace_set_filter_ip(&hook->ops, (unsigned long)addr, 0, 0);

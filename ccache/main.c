@@ -58,9 +58,9 @@ static size_t ccache_stop(size_t n, s64 *slowest_ms)
 
 static int __init ccache_init(void)
 {
+	char knobs[160];
 	size_t i;
 	int err;
-
 	s64 ms;
 
 	for (i = 0; i < ARRAY_SIZE(ccache_parts); i++) {
@@ -72,23 +72,24 @@ static int __init ccache_init(void)
 			return err;
 		}
 	}
-	pr_info("version %s loaded: max_pool_percent %u, filesystems mask %#lx, %s\n",
-		CCACHE_VERSION, ccache_param_max_pool_percent(),
-		ccache_param_filesystems(),
-		ccache_param_enabled() ? "enabled" : "disabled");
+	ccache_param_describe(knobs, sizeof(knobs));
+	pr_info("version %s loaded: %s; hooked the page cache deletion tracepoint, read_pages() and %u invalidation points\n",
+		CCACHE_VERSION, knobs, ccache_hooks_nr());
 	return 0;
 }
 
 static void __exit ccache_exit(void)
 {
+	long pages = ccache_stat_read(stored_pages);
+	unsigned long pool = ccache_pool_bytes();
 	ktime_t start = ktime_get();
 	size_t slowest;
 	s64 ms;
 
 	slowest = ccache_stop(ARRAY_SIZE(ccache_parts), &ms);
-	pr_info("unloaded in %lld ms (slowest part: %s, %lld ms)\n",
+	pr_info("unloaded in %lld ms (slowest part: %s, %lld ms); freed %ld stored pages and %lu KiB of pool\n",
 		ktime_ms_delta(ktime_get(), start), ccache_parts[slowest].name,
-		ms);
+		ms, pages, pool >> 10);
 }
 
 module_init(ccache_init);

@@ -20,6 +20,7 @@
 #include <linux/crypto.h>
 #include <linux/ctype.h>
 #include <linux/kernel.h>
+#include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/module.h>
 #include <linux/string.h>
@@ -405,6 +406,30 @@ MODULE_PARM_DESC(filesystems,
 		 "Comma-separated filesystems to cache: ext4, xfs (default ext4,xfs)");
 
 /* ---- Accessors for the rest of the module ---- */
+
+/**
+ * ccache_param_describe() - the knobs in force, for the log
+ * @buf: where to write them, as one line without a newline
+ * @size: its size
+ */
+void ccache_param_describe(char *buf, size_t size)
+{
+	unsigned long mask = ccache_param_filesystems();
+	unsigned int percent = ccache_param_max_pool_percent();
+	char fs[32] = "none";
+	int i, len = 0;
+
+	for_each_set_bit(i, &mask, CCACHE_FS_COUNT)
+		len += scnprintf(fs + len, sizeof(fs) - len, "%s%s",
+				 len ? "," : "", ccache_fs_names[i]);
+	kernel_param_lock(THIS_MODULE);
+	scnprintf(buf, size,
+		  "compressor %s, offload %s, max_pool_percent %u (%lu MiB), filesystems %s, %s",
+		  ccache_compressor, ccache_offload, percent,
+		  (totalram_pages() * percent / 100) >> (20 - PAGE_SHIFT), fs,
+		  ccache_param_enabled() ? "enabled" : "disabled");
+	kernel_param_unlock(THIS_MODULE);
+}
 
 /** ccache_param_enabled() - Return: the "enabled" knob. */
 bool ccache_param_enabled(void)

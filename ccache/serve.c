@@ -219,10 +219,8 @@ int ccache_serve_init(void)
 	int err;
 
 	ccache_orig_read_pages = ccache_symbol_address("read_pages");
-	if (!ccache_orig_read_pages) {
-		pr_err("kernel function read_pages not found or not probeable: this kernel cannot be supported\n");
-		return -ENOENT;
-	}
+	if (!ccache_orig_read_pages)
+		return ccache_hook_missing("kernel function", "read_pages");
 	ccache_missed_seen = ccache_hooks_missed();
 	ccache_serve_ops.func = ccache_serve_redirect;
 	ccache_serve_ops.flags = FTRACE_OPS_FL_SAVE_REGS |

@@ -163,6 +163,8 @@ void ccache_serve_exit(void);
 
 /* hooks.c */
 int ccache_hooks_init(void);
+unsigned int ccache_hooks_nr(void);
+int ccache_hook_missing(const char *kind, const char *name);
 void ccache_hooks_exit(void);
 void *ccache_symbol_address(const char *name);
 unsigned long ccache_hooks_missed(void);
