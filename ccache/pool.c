@@ -270,9 +270,13 @@ static unsigned long ccache_shrink_scan(struct shrinker *s,
 
 	if (!stored || !bytes)
 		return SHRINK_STOP;
-	/* entries per page of compressed data */
+	/*
+	 * Entries per page of compressed data; as many are looked at as the
+	 * kernel asked to scan, second chances given included (the
+	 * convention of list_lru_walk(), which zswap's shrinker follows).
+	 */
 	nr = max(sc->nr_to_scan * stored / max(bytes >> PAGE_SHIFT, 1UL), 1UL);
-	n = ccache_lru_evict(nr, 2 * nr, NULL, true);
+	n = ccache_lru_evict(nr, nr, NULL, true);
 	ccache_stat_add(shrinker_frees, n);
 	return n ? max(n * bytes / stored >> PAGE_SHIFT, 1UL) : SHRINK_STOP;
 }
