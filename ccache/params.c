@@ -302,7 +302,13 @@ static const struct kernel_param_ops ccache_offload_sched_ops = {
 	.get = ccache_offload_sched_get,
 };
 
-/* ---- filesystems: comma-separated list of filesystems to cache ---- */
+/*
+ * ---- filesystems: comma-separated list of filesystems to cache ----
+ *
+ * "none" caches no filesystem.  An empty value is refused: a write of a
+ * NUL byte, or of nothing but blanks, arrives here as one, and must not
+ * switch caching off.
+ */
 
 static const char * const ccache_fs_names[CCACHE_FS_COUNT] = {
 	[CCACHE_FS_EXT4] = "ext4",
@@ -322,7 +328,9 @@ static int ccache_filesystems_set(const char *val, const struct kernel_param *kp
 		return ccache_reject(kp, val, "list too long");
 	strscpy(list, val, sizeof(list));
 	rest = strim(list);
-	if (!*rest)		/* an empty list: cache no filesystem */
+	if (!*rest)
+		return ccache_reject(kp, val, "expected a list such as ext4,xfs, or none");
+	if (!strcmp(rest, "none"))
 		rest = NULL;
 	while (rest) {
 		tok = strsep(&rest, ",");
@@ -345,6 +353,8 @@ static int ccache_filesystems_get(char *buf, const struct kernel_param *kp)
 	for_each_set_bit(fs, &mask, CCACHE_FS_COUNT)
 		len += sysfs_emit_at(buf, len, "%s%s", len ? "," : "",
 				     ccache_fs_names[fs]);
+	if (!len)
+		len = sysfs_emit(buf, "none");
 	return len + sysfs_emit_at(buf, len, "\n");
 }
 
@@ -403,7 +413,7 @@ MODULE_PARM_DESC(offload_sched,
 
 module_param_cb(filesystems, &ccache_filesystems_ops, NULL, 0644);
 MODULE_PARM_DESC(filesystems,
-		 "Comma-separated filesystems to cache: ext4, xfs (default ext4,xfs)");
+		 "Comma-separated filesystems to cache: ext4, xfs, or none (default ext4,xfs)");
 
 /* ---- Accessors for the rest of the module ---- */
 

@@ -12,8 +12,8 @@ P=/sys/module/ccache/parameters
 for bad in max_pool_percent=0 max_pool_percent=91 max_pool_percent=abc \
 	max_pool_percent=-1 max_pool_percent=99999999999 \
 	accept_threshold_percent=101 compressor=nosuchalg \
-	'compressor=../lzo' filesystems=btrfs 'filesystems=ext4,' enabled=maybe \
-	enabled=1x; do
+	'compressor=../lzo' filesystems=btrfs 'filesystems=ext4,' filesystems= \
+	enabled=maybe enabled=1x; do
 	name=${bad%%=*}
 	dmesg -c >/dev/null
 	check_fails "load refused with $bad" /sbin/modprobe ccache "$bad"
@@ -48,7 +48,8 @@ write() {
 for case in max_pool_percent:0 max_pool_percent:91 max_pool_percent:x \
 	max_pool_percent: max_pool_percent:-5 accept_threshold_percent:200 \
 	compressor:nosuchalg compressor: 'compressor:lz o' \
-	filesystems:nfs filesystems:ext4,,xfs enabled:2 enabled:yes; do
+	filesystems:nfs filesystems:ext4,,xfs filesystems: 'filesystems: ' \
+	enabled:2 enabled:yes; do
 	knob=${case%%:*}
 	value=${case#*:}
 	before=$(cat "$P/$knob")
@@ -57,8 +58,8 @@ for case in max_pool_percent:0 max_pool_percent:91 max_pool_percent:x \
 done
 
 for case in max_pool_percent:90 max_pool_percent:1 accept_threshold_percent:0 \
-	compressor:zstd compressor:lzo filesystems:ext4 filesystems:xfs,ext4 \
-	enabled:0 enabled:on; do
+	compressor:zstd compressor:lzo filesystems:none filesystems:ext4 \
+	filesystems:xfs,ext4 enabled:0 enabled:on; do
 	knob=${case%%:*}
 	value=${case#*:}
 	check "runtime write '$value' to $knob" write "$knob" "$value"
@@ -67,6 +68,9 @@ check_eq "max_pool_percent after writes" "$(cat $P/max_pool_percent)" 1
 check_eq "accept_threshold_percent after writes" "$(cat $P/accept_threshold_percent)" 0
 check_eq "compressor after writes" "$(cat $P/compressor)" lzo
 check_eq "filesystems after writes" "$(cat $P/filesystems)" ext4,xfs
+check "filesystems none" write filesystems none
+check_eq "filesystems reads back none" "$(cat $P/filesystems)" none
+check "filesystems back to ext4,xfs" write filesystems ext4,xfs
 check_eq "enabled after writes" "$(cat $P/enabled)" Y
 check_fails "statistics are read-only" write version 1
 check "rmmod" /sbin/rmmod ccache

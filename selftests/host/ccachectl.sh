@@ -193,7 +193,7 @@ for bad in max_pool_percent=-1 max_pool_percent=500 max_pool_percent=0 \
 	compressor=LZO compressor=aes compressor=compress_null compressor=../lzo offload=gpu offload= \
 	offload_batch=0 offload_batch=1025 offload_sched=fast offload_sched= \
 	offload_cpus=7 offload_cpus=2-3 offload_cpus=1-0 offload_cpus=x \
-	offload_cpus= filesystems=btrfs filesystems=ext4,,xfs 'filesystems=ext4, xfs' \
+	offload_cpus= filesystems= filesystems=btrfs filesystems=ext4,,xfs 'filesystems=ext4, xfs' \
 	'filesystems=ext4,' nosuch=1 max_pool_percent 'max_pool_percent=30|offload_batch=0'; do
 	IFS='|' read -ra args <<< "$bad"	# arguments apart
 	err=$("$ctl" set "${args[@]}" 2>&1 >/dev/null)
@@ -237,7 +237,7 @@ for good in max_pool_percent=30 max_pool_percent=1 max_pool_percent=90 \
 	enabled=0 enabled=on enabled=Y compressor=lz4 compressor=deflate \
 	offload=acomp-async offload=cpu offload_batch=1 offload_batch=1024 \
 	offload_sched=nice offload_sched=idle offload_cpus=0-1 offload_cpus=1,3 \
-	offload_cpus=0-3:1/2 offload_cpus=all filesystems=xfs filesystems= \
+	offload_cpus=0-3:1/2 offload_cpus=all filesystems=xfs filesystems=none \
 	filesystems=xfs,ext4; do
 	out=$("$ctl" set "$good" 2>&1)
 	status=$?
