@@ -36,6 +36,9 @@
 #include "ccache.h"
 #include "store.h"
 
+/* How far past a function's start ftrace may report it: an ENDBR64. */
+#define CCACHE_HOOK_SLACK 8
+
 /* The x86-64 ENDBR64 instruction, f3 0f 1e fa, read as a little-endian u32. */
 #define CCACHE_ENDBR64 0xfa1e0ff3U
 
@@ -81,10 +84,18 @@ struct ccache_hook {
 	bool (*args)(struct pt_regs *regs, struct ccache_inval *inv);
 	void (*begin)(struct ccache_inval *inv);	/* at entry */
 	void (*end)(struct ccache_inval *inv);	/* at return, or NULL */
-	struct ftrace_ops ops;
+	unsigned long addr;			/* the function, once found */
 	struct kretprobe rp;
-	bool ops_registered, rp_registered;
+	bool rp_registered;
 };
+
+/*
+ * One ftrace_ops serves every hook's entry: unregistering an ftrace_ops
+ * waits for RCU-tasks grace periods, which a busy machine makes long (an
+ * rmmod under load took up to 119 s on 6.12 with one ops per hook).
+ */
+static struct ftrace_ops ccache_hooks_ops;
+static bool ccache_hooks_ops_registered;
 
 static bool ccache_regular(struct address_space *mapping)
 {
@@ -206,15 +217,29 @@ static struct ccache_hook ccache_hooks[] = {
 	  ccache_sb_forget },
 };
 
+/*
+ * The hook whose function @ip is in: ftrace reports the address of the
+ * function's call to it, at most an ENDBR64 past the function's start.
+ */
+static struct ccache_hook *ccache_hook_at(unsigned long ip)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(ccache_hooks); i++)
+		if (ip - ccache_hooks[i].addr < CCACHE_HOOK_SLACK)
+			return &ccache_hooks[i];
+	return NULL;
+}
+
 static void notrace ccache_hook_entry(unsigned long ip, unsigned long parent_ip,
 				      struct ftrace_ops *ops,
 				      struct ftrace_regs *fregs)
 {
-	struct ccache_hook *hook = container_of(ops, struct ccache_hook, ops);
+	struct ccache_hook *hook = ccache_hook_at(ip);
 	struct pt_regs *regs = ftrace_get_regs(fregs);
 	struct ccache_inval inv = {};
 
-	if (regs && hook->args(regs, &inv))
+	if (hook && regs && hook->args(regs, &inv))
 		hook->begin(&inv);
 }
 
@@ -281,24 +306,26 @@ unsigned int ccache_hooks_nr(void)
 	return ARRAY_SIZE(ccache_hooks);
 }
 
-static int ccache_hook_register(struct ccache_hook *hook)
+/* Find @hook's function and add it to the ftrace filter. */
+static int ccache_hook_find(struct ccache_hook *hook)
 {
 	void *addr = ccache_symbol_address(hook->symbol);
 	int err;
 
 	if (!addr)
 		return ccache_hook_missing("kernel function", hook->symbol);
-	hook->ops.func = ccache_hook_entry;
-	hook->ops.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_RECURSION;
-	err = ftrace_set_filter_ip(&hook->ops, (unsigned long)addr, 0, 0);
-	if (!err)
-		err = register_ftrace_function(&hook->ops);
-	if (err) {
+	hook->addr = (unsigned long)addr;
+	err = ftrace_set_filter_ip(&ccache_hooks_ops, hook->addr, 0, 0);
+	if (err)
 		pr_err("cannot trace %s: %d\n", hook->symbol, err);
-		ftrace_free_filter(&hook->ops);
-		return err;
-	}
-	hook->ops_registered = true;
+	return err;
+}
+
+/* Probe the return of @hook's function, if it has work there. */
+static int ccache_hook_register_return(struct ccache_hook *hook)
+{
+	int err;
+
 	if (!hook->end)
 		return 0;
 	hook->rp.kp.symbol_name = hook->symbol;
@@ -323,16 +350,24 @@ static int ccache_hook_register(struct ccache_hook *hook)
 int ccache_hooks_init(void)
 {
 	size_t i;
-	int err;
+	int err = 0;
 
-	for (i = 0; i < ARRAY_SIZE(ccache_hooks); i++) {
-		err = ccache_hook_register(&ccache_hooks[i]);
-		if (err) {
-			ccache_hooks_exit();
-			return err;
-		}
+	ccache_hooks_ops.func = ccache_hook_entry;
+	ccache_hooks_ops.flags = FTRACE_OPS_FL_SAVE_REGS |
+				 FTRACE_OPS_FL_RECURSION;
+	for (i = 0; !err && i < ARRAY_SIZE(ccache_hooks); i++)
+		err = ccache_hook_find(&ccache_hooks[i]);
+	if (!err) {
+		err = register_ftrace_function(&ccache_hooks_ops);
+		if (err)
+			pr_err("cannot trace the invalidation hooks: %d\n", err);
+		ccache_hooks_ops_registered = !err;
 	}
-	return 0;
+	for (i = 0; !err && i < ARRAY_SIZE(ccache_hooks); i++)
+		err = ccache_hook_register_return(&ccache_hooks[i]);
+	if (err)
+		ccache_hooks_exit();
+	return err;
 }
 
 /**
@@ -340,18 +375,19 @@ int ccache_hooks_init(void)
  */
 void ccache_hooks_exit(void)
 {
-	struct ccache_hook *hook;
-	size_t i;
+	struct kretprobe *rps[ARRAY_SIZE(ccache_hooks)];
+	int i, n = 0;
 
+	/* one batch: one wait for the probes' handlers, not one each */
 	for (i = 0; i < ARRAY_SIZE(ccache_hooks); i++) {
-		hook = &ccache_hooks[i];
-		if (hook->rp_registered)
-			unregister_kretprobe(&hook->rp);
-		if (hook->ops_registered) {
-			unregister_ftrace_function(&hook->ops);
-			ftrace_free_filter(&hook->ops);
-		}
-		hook->rp_registered = false;
-		hook->ops_registered = false;
+		if (ccache_hooks[i].rp_registered)
+			rps[n++] = &ccache_hooks[i].rp;
+		ccache_hooks[i].rp_registered = false;
 	}
+	if (n)
+		unregister_kretprobes(rps, n);
+	if (ccache_hooks_ops_registered)
+		unregister_ftrace_function(&ccache_hooks_ops);
+	ccache_hooks_ops_registered = false;
+	ftrace_free_filter(&ccache_hooks_ops);
 }
