@@ -9,6 +9,9 @@
 #   make matrix     build and run check-full's suite on 6.1, 6.12 and 7.x
 #   make demo       show ccache at work in a guest
 #   make bench-offload  capture cost and streaming rate per offload backend
+#   make bench-web  web (nginx, Apache) and fio benchmark, ccache against the
+#                   plain kernel, report in ~/.cache/ccache-dev/bench/runs
+#                   (QUICK=1: three configurations, under 10 minutes)
 #   make shell      a shell in a guest with ccache loaded
 #   make lint       checkpatch --strict and shellcheck
 #   make install    install into /lib/modules/RELEASE and run depmod, then
@@ -56,7 +59,7 @@ endif
 export CCACHE_WERROR ?= y
 
 .PHONY: all modules test-modules test-progs check check-full matrix demo bench-offload \
-	shell lint install install-tools dkms-src dkms-deb clean
+	bench-web shell lint install install-tools dkms-src dkms-deb clean
 
 all: modules
 
@@ -101,6 +104,11 @@ bench-offload:
 	@$(SETUP)
 	@$(MAKE) --no-print-directory KVER=6.1 modules test-modules
 	@tools/offload-bench.sh
+
+bench-web:
+	@$(SETUP)
+	@$(MAKE) --no-print-directory KVER=6.1 modules
+	@tools/bench/web-bench.sh $(if $(filter-out 0,$(QUICK)),--quick)
 
 shell:
 	@$(SETUP)

@@ -21,6 +21,7 @@ packages=(
 	linux-source-6.1	# checkpatch.pl, kselftest.h
 	shellcheck python3
 	dkms	# selftests/host/dkms.sh (the package needs only dpkg-deb)
+	lzop nginx-light apache2 python3-matplotlib	# tools/bench/web-bench.sh
 )
 
 missing=()

@@ -15,6 +15,10 @@
  * manifest: any difference, non-200 status or failed transfer is a
  * mismatch, and any mismatch or error makes it exit 1.
  *
+ * With -P DIR it makes no requests: it reads every file of the manifest
+ * from the server's root DIR, from the least to the most popular, so that
+ * the page cache starts as a long Zipf load leaves it.
+ *
  * It prints a human-readable block and one machine-readable line:
  *   WEBLOAD requests=N bytes=N errors=N mismatches=N seconds=F rps=F
  *           mibps=F p50_ms=F p90_ms=F p99_ms=F max_ms=F
@@ -70,7 +74,10 @@ static const char usage[] =
 "  -V            verify: request every file once, in random order; compare\n"
 "                each body's length and CRC32C; exit 1 on any difference\n"
 "  -M DIR        print the manifest of DIR's regular files: URL path, size,\n"
-"                CRC32C (hex), one per line\n";
+"                CRC32C (hex), one per line\n"
+"  -P DIR        prime: read every file of the manifest from DIR (the web\n"
+"                root) once, the least popular first (ranks of -s), with -t\n"
+"                threads, instead of making requests\n";
 
 struct file {
 	char *path;			/* URL path, percent-encoded */
@@ -921,6 +928,99 @@ static int write_manifest(const char *dir)
 	return 0;
 }
 
+/* ---- -P: read the files from the web root, the least popular first ---- */
+
+static const char *prime_dir;
+
+static int hexval(int ch)
+{
+	if (ch >= '0' && ch <= '9')
+		return ch - '0';
+	if (ch >= 'A' && ch <= 'F')
+		return ch - 'A' + 10;
+	if (ch >= 'a' && ch <= 'f')
+		return ch - 'a' + 10;
+	return -1;
+}
+
+/* DIR followed by the percent-decoded URL path, into OUT */
+static void local_path(char *out, size_t size, const char *dir, const char *url)
+{
+	size_t len = snprintf(out, size, "%s", dir);
+
+	while (*url && len + 1 < size) {
+		int hi = url[0] == '%' ? hexval(url[1]) : -1;
+		int lo = hi >= 0 ? hexval(url[2]) : -1;
+
+		if (lo >= 0) {
+			out[len++] = hi << 4 | lo;
+			url += 3;
+		} else {
+			out[len++] = *url++;
+		}
+	}
+	out[len < size ? len : size - 1] = '\0';
+}
+
+struct primer {
+	pthread_t tid;
+	int id;
+	unsigned long long files, bytes;
+};
+
+/*
+ * Read the files of every opt.threads-th rank, from the least popular to
+ * the most: the popular files are the most recently used at the end, as
+ * after a long Zipf load, and the least popular the first to be evicted.
+ */
+static void *prime_run(void *arg)
+{
+	struct primer *p = arg;
+	unsigned char *buf = xmalloc(BODY_BUF);
+	char path[MAX_PATH_LEN * 2];
+	size_t r;
+	ssize_t n;
+	int fd;
+
+	for (r = nfiles; r-- > 0;) {
+		if (r % opt.threads != (size_t)p->id)
+			continue;
+		local_path(path, sizeof(path), prime_dir, files[popular[r]].path);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			die("%s: %s\n", path, strerror(errno));
+		while ((n = read(fd, buf, BODY_BUF)) > 0)
+			p->bytes += n;
+		if (n < 0)
+			die("%s: %s\n", path, strerror(errno));
+		close(fd);
+		p->files++;
+	}
+	free(buf);
+	return NULL;
+}
+
+static int prime(void)
+{
+	struct primer *p = xmalloc(opt.threads * sizeof(*p));
+	unsigned long long start = now_ns(), files_read = 0, bytes = 0;
+	int t;
+
+	for (t = 0; t < opt.threads; t++) {
+		p[t].id = t;
+		if (pthread_create(&p[t].tid, NULL, prime_run, &p[t]))
+			die("pthread_create failed\n");
+	}
+	for (t = 0; t < opt.threads; t++) {
+		pthread_join(p[t].tid, NULL);
+		files_read += p[t].files;
+		bytes += p[t].bytes;
+	}
+	printf("WEBLOAD primed=%llu bytes=%llu seconds=%.3f\n", files_read, bytes,
+	       (now_ns() - start) / (double)NSEC);
+	return 0;
+}
+
 /* ---- the command line ---- */
 
 static double arg_num(const char *s, int opt_char)
@@ -1037,7 +1137,7 @@ int main(int argc, char **argv)
 	int ch, t, j, left;
 
 	crc_init();
-	while ((ch = getopt(argc, argv, "H:c:t:d:n:w:z:s:k:T:CVM:h")) != -1) {
+	while ((ch = getopt(argc, argv, "H:c:t:d:n:w:z:s:k:T:CVM:P:h")) != -1) {
 		switch (ch) {
 		case 'H':
 			opt.host = optarg;
@@ -1078,6 +1178,9 @@ int main(int argc, char **argv)
 		case 'M':
 			manifest_dir = optarg;
 			break;
+		case 'P':
+			prime_dir = optarg;
+			break;
 		default:
 			fputs(usage, ch == 'h' ? stdout : stderr);
 			return ch == 'h' ? 0 : 2;
@@ -1105,6 +1208,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < nfiles; i++)
 		popular[i] = i;
 	shuffle(popular, nfiles, &state);
+	if (prime_dir)
+		return prime();
 	for (i = 0; i < nfiles; i++)
 		cdf[i] = (i ? cdf[i - 1] : 0) + pow(i + 1, -opt.zipf);
 	order = xmalloc(nfiles * sizeof(*order));
