@@ -38,8 +38,8 @@ while read -r f; do
 	lint "shellcheck $f" shellcheck "$f"
 done < <(files '*' | while read -r f; do
 	case $f in
-	*.sh | .ci/run | tools/vm/init | tools/ccachectl | packaging/postinst | \
-		packaging/prerm) echo "$f" ;;
+	*.sh | .ci/run | tools/vm/init | tools/ccachectl | tools/*.guest | \
+		packaging/postinst | packaging/prerm) echo "$f" ;;
 	esac
 done)
 tap_done
