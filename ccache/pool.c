@@ -271,12 +271,15 @@ static unsigned long ccache_shrink_scan(struct shrinker *s,
 	if (!stored || !bytes)
 		return SHRINK_STOP;
 	/*
-	 * Entries per page of compressed data; as many are looked at as the
-	 * kernel asked to scan, second chances given included (the
-	 * convention of list_lru_walk(), which zswap's shrinker follows).
+	 * Entries per page of compressed data.  Twice as many are looked
+	 * at, second chances included, so that a scan of the whole pool,
+	 * which the kernel asks for when reclaim is desperate, frees every
+	 * entry that had one chance: looking at only nr_to_scan entries
+	 * (list_lru_walk()'s convention) let a pool of new entries give
+	 * nothing back, and rmmod_under_load.sh on 6.12 saw the OOM killer.
 	 */
 	nr = max(sc->nr_to_scan * stored / max(bytes >> PAGE_SHIFT, 1UL), 1UL);
-	n = ccache_lru_evict(nr, nr, NULL, true);
+	n = ccache_lru_evict(nr, 2 * nr, NULL, true);
 	ccache_stat_add(shrinker_frees, n);
 	return n ? max(n * bytes / stored >> PAGE_SHIFT, 1UL) : SHRINK_STOP;
 }
