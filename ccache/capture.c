@@ -35,6 +35,7 @@
 #include <linux/percpu.h>
 #include <linux/timex.h>
 #include <linux/pagemap.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
@@ -362,7 +363,7 @@ static void ccache_publish_work(struct work_struct *work)
 		e = stage->job.priv;
 		ccache_publish_stage(stage);
 		ccache_entry_put(e);	/* the job's reference */
-		cond_resched();
+		cond_resched_tasks_rcu_qs();
 	}
 	if (!READ_ONCE(ccache_capture_stopping))
 		ccache_entry_reserve_fill();

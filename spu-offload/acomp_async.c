@@ -14,6 +14,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/rcupdate.h>
 #include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -119,7 +120,7 @@ static void kspu_async_dispatch(struct work_struct *work)
 			if (err)
 				kspu_async_finish(slot, err);
 		}
-		cond_resched();
+		cond_resched_tasks_rcu_qs();
 	}
 }
 
