@@ -7,7 +7,7 @@
  *
  *   ccache/main.c      module load and unload, in dependency order
  *   ccache/params.c    the knobs (module parameters) and their validation
- *   ccache/sysfs.c     the read-only tree under /sys/kernel/mm/ccache/
+ *   ccache/sysfs.c     /sys/kernel/mm/ccache/: statistics, the flush file
  *   ccache/store.c     the index of stored pages, coherence (store.h)
  *   ccache/pool.c      compressed memory: zsmalloc, limit, LRU, shrinker
  *   ccache/capture.c   H1: evicted pages in, compression worker

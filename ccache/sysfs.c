@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The read-only tree /sys/kernel/mm/ccache/: one value per file, each file
+ * The tree /sys/kernel/mm/ccache/: one read-only value per file, and
+ * write-only control files that each run one action, every file
  * documented in Documentation/ABI/testing/sysfs-kernel-mm-ccache.
  *
  * /sys/kernel/mm/ccache/offload/BACKEND/ holds each offload backend's
@@ -9,7 +10,9 @@
  * Lifetime: the directories exist from ccache_sysfs_init() until
  * ccache_sysfs_exit(); kobject_put() there waits for no reader, so every
  * show() handler must only read data that outlives the module's own exit
- * path up to that call.
+ * path up to that call.  Removing the files does wait for store() handlers
+ * in progress (kernfs drains them), and the store they act on is torn down
+ * after sysfs (ccache/main.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -137,6 +140,39 @@ static struct ccache_stat_attr ccache_stat_attrs[] = {
 	CCACHE_DERIVED(captures_per_sec),
 };
 
+/*
+ * The control files: write-only (mode 0200), each runs one action when
+ * "1" is written to it.  Anything else is refused with -EINVAL and does
+ * nothing.
+ */
+struct ccache_ctl_attr {
+	const char *name;
+	void (*action)(void);
+	struct kobj_attribute attr;		/* set up at init */
+};
+
+static ssize_t ccache_ctl_store(struct kobject *kobj,
+				struct kobj_attribute *attr, const char *buf,
+				size_t count)
+{
+	struct ccache_ctl_attr *a = container_of(attr, struct ccache_ctl_attr,
+						 attr);
+
+	/* "1" as echo writes it, with or without its newline; nothing else */
+	if (buf[0] != '1' || !(count == 1 || (count == 2 && buf[1] == '\n'))) {
+		pr_warn_ratelimited("%s: rejected '%*pE': expected 1\n", a->name,
+				    (int)min_t(size_t, count, 32), buf);
+		return -EINVAL;
+	}
+	a->action();
+	return count;
+}
+
+static struct ccache_ctl_attr ccache_ctl_attrs[] = {
+	/* drop every stored page; poison and in-flight marks stay */
+	{ "flush", ccache_drop_all },
+};
+
 /* The counters of each offload backend, one per file. */
 struct ccache_kspu_attr {
 	const char *name;
@@ -189,8 +225,9 @@ static const struct attribute_group ccache_kspu_group = {
 static struct kobject *ccache_offload_kobj;
 static struct kobject *ccache_kspu_kobjs[8];
 
-/* version, the statistics, NULL */
-static struct attribute *ccache_attrs[ARRAY_SIZE(ccache_stat_attrs) + 2];
+/* version, the statistics, the control files, NULL */
+static struct attribute *ccache_attrs[ARRAY_SIZE(ccache_stat_attrs) +
+				      ARRAY_SIZE(ccache_ctl_attrs) + 2];
 
 static const struct attribute_group ccache_attr_group = {
 	.attrs = ccache_attrs,
@@ -209,6 +246,16 @@ ccache_attr_init(struct kobj_attribute *attr, const char *name,
 	attr->attr.mode = 0444;
 	attr->show = show;
 	return &attr->attr;
+}
+
+/* Make @a's attribute a write-only control file.  Return: its attribute. */
+static struct attribute *ccache_ctl_attr_init(struct ccache_ctl_attr *a)
+{
+	sysfs_attr_init(&a->attr.attr);
+	a->attr.attr.name = a->name;
+	a->attr.attr.mode = 0200;
+	a->attr.store = ccache_ctl_store;
+	return &a->attr.attr;
 }
 
 /* Create offload/BACKEND/ for every backend. */
@@ -279,7 +326,7 @@ static struct kobject *ccache_mm_kobj(void)
 int ccache_sysfs_init(void)
 {
 	struct kobject *mm = ccache_mm_kobj();
-	size_t i;
+	size_t i, n = 1;
 	int err;
 
 	if (!mm) {
@@ -288,9 +335,11 @@ int ccache_sysfs_init(void)
 	}
 	ccache_attrs[0] = &ccache_attr_version.attr;
 	for (i = 0; i < ARRAY_SIZE(ccache_stat_attrs); i++)
-		ccache_attrs[i + 1] = ccache_attr_init(&ccache_stat_attrs[i].attr,
-						       ccache_stat_attrs[i].name,
-						       ccache_stat_show);
+		ccache_attrs[n++] = ccache_attr_init(&ccache_stat_attrs[i].attr,
+						     ccache_stat_attrs[i].name,
+						     ccache_stat_show);
+	for (i = 0; i < ARRAY_SIZE(ccache_ctl_attrs); i++)
+		ccache_attrs[n++] = ccache_ctl_attr_init(&ccache_ctl_attrs[i]);
 	ccache_kobj = kobject_create_and_add(KBUILD_MODNAME, mm);
 	if (!ccache_kobj)
 		return -ENOMEM;

@@ -4,8 +4,10 @@
 # says: every file ccache creates under /sys/kernel/mm/ccache/ (offload
 # backends included) and every knob in /sys/module/ccache/parameters/ has
 # a "What:" entry there, and every entry exists ("<backend>" stands for
-# each directory of offload/).  Statistics are read-only, by mode and in
-# fact, are decimal numbers, and no file shows a kernel pointer.
+# each directory of offload/).  Every file has the mode its entry's
+# (RO), (WO) or (RW) gives it; statistics are read-only in fact too and
+# are decimal numbers, write-only files cannot be read, and no file shows
+# a kernel pointer.
 # tools/vm/boot.sh copies the ABI file into the guest.
 # VM: mem=192 timeout=120
 . ./lib/tap.sh
@@ -76,20 +78,52 @@ for w in $whats; do
 done
 echo "# offload backends: $(cd "$S/offload" && echo *)"
 
-stats=$(find "$S" -type f | sort)
-knobs=$(find "$P" -type f | sort)
+# "PATH TAG" for each What: line, TAG the (RO), (WO) or (RW) that opens
+# its entry's description (entries without one, directories, print none)
+tags=$(awk '
+	/^What:/ { if (desc) { n = 0; desc = 0 } w[++n] = $2; next }
+	/^Description:/ { desc = 1; next }
+	desc && n && match($0, /\((RO|WO|RW)\)/) {
+		for (i = 1; i <= n; i++) print w[i], substr($0, RSTART + 1, 2)
+		n = 0
+	}' "$ABI")
 
-# writable_modes FILE...: the files whose mode has a write bit
-writable_modes() {
-	for f in "$@"; do
-		case $(stat -c %a "$f") in
-		*[2367]*) echo "$f" ;;
-		esac
-	done
+# tag_of PATH: the tag of the entry that names PATH ("<...>" stands for
+# any one path component), or nothing
+tag_of() {
+	echo "$tags" | awk -v path="$1" '
+		BEGIN { np = split(path, p, "/") }
+		split($1, w, "/") == np {
+			for (i = 1; i <= np; i++)
+				if (w[i] != p[i] && w[i] !~ /^<[^>]*>$/)
+					next
+			print $2
+			exit
+		}'
 }
-# shellcheck disable=SC2086 # a list of paths without blanks
-bad=$(writable_modes $stats)
-check_eq "no statistic has a write bit in its mode" "$bad" ""
+
+# every file's mode is its tag's: RO 444, WO 200 (root only, and no
+# reading), RW 644; stats and controls are the RO and WO files of $S
+stats='' controls='' badmode=''
+for f in $files; do
+	tag=$(tag_of "$f")
+	case $tag in
+	RO) want=444 ;;
+	WO) want=200 ;;
+	RW) want=644 ;;
+	*) want="(RO), (WO) or (RW) in its entry" ;;
+	esac
+	[ "$(stat -c %a "$f")" = "$want" ] ||
+		badmode="$badmode $f:$(stat -c %a "$f")/$want"
+	case $f:$tag in
+	"$S"/*:RO) stats="$stats $f" ;;
+	"$S"/*:WO) controls="$controls $f" ;;
+	esac
+done
+check_eq "every file has the mode its entry gives it (RO 444, WO 200, RW 644)" \
+	"$badmode" ""
+echo "# write-only:$controls"
+check_eq "flush is the write-only file" "$controls" " $S/flush"
 
 # root passes the mode check: writing must fail in sysfs itself
 writes=
@@ -99,6 +133,15 @@ for f in $stats; do
 	fi
 done
 check_eq "writing to a statistic fails" "$writes" ""
+
+# a write-only file cannot be read, by root either
+reads=
+for f in $controls; do
+	if cat "$f" > /dev/null 2>&1; then
+		reads="$reads $f"
+	fi
+done
+check_eq "reading a write-only file fails" "$reads" ""
 
 # every statistic is a decimal number; version is N.N.N
 notnum=
@@ -115,18 +158,11 @@ check_eq "every statistic is a decimal number" "$notnum" ""
 # a kernel pointer: 16 hex digits from ffff, bare or after 0x
 pointers=
 for f in $files; do
-	if grep -qiE '(^|[^0-9a-f])(0x)?ffff[0-9a-f]{12}([^0-9a-f]|$)' "$f"; then
+	if grep -qiE '(^|[^0-9a-f])(0x)?ffff[0-9a-f]{12}([^0-9a-f]|$)' "$f" 2>/dev/null; then
 		pointers="$pointers $f"
 	fi
 done
 check_eq "no file shows a kernel pointer" "$pointers" ""
-
-# knobs are readable by all and writable by root only
-notrw=
-for f in $knobs; do
-	[ "$(stat -c %a "$f")" = 644 ] || notrw="$notrw $f:$(stat -c %a "$f")"
-done
-check_eq "every knob has mode 644" "$notrw" ""
 
 check "rmmod" /sbin/rmmod ccache
 check_fails "the statistics are gone after unload" test -e "$S"

@@ -3,8 +3,9 @@
 # tools/ccachectl (boot.sh puts it at /usr/sbin/ccachectl) against the real
 # module: status and --json agree with the statistics after pages were
 # evicted into ccache, set writes a good value and refuses a bad one,
-# watch prints rates while a re-read is served, flush empties the store,
-# and an unprivileged user can read but not write.  The host test
+# watch prints rates while a re-read is served, flush empties the store
+# through the module's flush file and leaves the page cache alone, and an
+# unprivileged user can read but not write.  The host test
 # host/ccachectl.sh checks the corner cases against a fake tree.
 # VM: mem=192 cpus=2 disk=ext4:512M timeout=180
 # shellcheck source=selftests/lib/tap.sh
@@ -133,14 +134,19 @@ echo "# $hits hits during the watch, HITS/s adds up to $rate"
 check_le "watch: no more hits per second than there were hits" \
 	"$rate" $((hits * 21 / 20 + 1))
 
-# ---- flush ----
+# ---- flush: through the module's flush file, the page cache kept ----
 # shellcheck disable=SC2086
 cc_evict $files
 check_gt "pages are stored before flush" "$(cc_stat stored_pages)" 0
+run_check "read f1 back into the page cache" "$CCFILE" verify "$dir/f1"
 show $CTL flush
 check_eq "flush exits 0" $? 0
+check "flush wrote the module's flush file" has '/sys/kernel/mm/ccache/flush'
 check_eq "stored_pages is 0 after flush" "$(cc_stat stored_pages)" 0
-check_eq "capturing is on again" "$(cat $P/enabled)" Y
+check_eq "capturing is on" "$(cat $P/enabled)" Y
+# ccfile resident: "FILE CACHED/TOTAL"
+cached=$("$CCFILE" resident "$dir/f1" | awk 'NR == 1 { split($2, r, "/"); print r[1] }')
+check_gt "f1 is still in the page cache" "${cached:-0}" 0
 
 # ---- as an unprivileged user ----
 if [ ! -e /etc/passwd ]; then

@@ -3,7 +3,9 @@
 # Hostile input: every knob is written with negative, huge, non-numeric,
 # empty, overlong and binary values, by root and by an unprivileged user.
 # Every such write must fail, leave the knob's value as it was, and log
-# nothing above warning level; the statistics refuse every write.
+# nothing above warning level; the statistics refuse every write; the
+# write-only flush file refuses every such value too (flush.sh checks
+# that a refused write drops nothing) and cannot be read.
 # VM: mem=192 timeout=240
 . ./lib/tap.sh
 
@@ -85,8 +87,13 @@ else
 fi
 
 # the statistics take no write, from root either
+controls=
 for f in "$S"/* "$S"/offload/*/*; do
 	[ -f "$f" ] || continue
+	if [ "$(stat -c %a "$f")" = 200 ]; then
+		controls="$controls $f"
+		continue
+	fi
 	tried=$((tried + 1))
 	if sh -c "echo 0 > $f" 2>/dev/null; then
 		tap_result 1 "${f#"$S"/} refuses writes"
@@ -94,6 +101,31 @@ for f in "$S"/* "$S"/offload/*/*; do
 		refused=$((refused + 1))
 		tap_result 0 "${f#"$S"/} refuses writes"
 	fi
+done
+
+# the write-only files: every hostile value refused, as root and as an
+# unprivileged user; no read, from root either
+check "the write-only flush file exists" test -f "$S/flush"
+for f in $controls; do
+	name=${f#"$S"/}
+	for v in "$V"/*; do
+		case ${v##*/} in current-*) continue ;; esac	# valid knob values
+		[ -s "$v" ] || continue	# an empty file makes no write(2)
+		tried=$((tried + 1))
+		if sh -c "cat $v > $f" 2>/dev/null; then
+			tap_result 1 "$name <- ${v##*/}: refused"
+		else
+			refused=$((refused + 1))
+			tap_result 0 "$name <- ${v##*/}: refused"
+		fi
+	done
+	if su -s /bin/sh nobody -c true 2>/dev/null; then
+		check_fails "$name <- 1 (as nobody): refused" \
+			su -s /bin/sh nobody -c "echo 1 > $f"
+	else
+		tap_skip "$name <- 1 (as nobody): refused" "su cannot switch users here"
+	fi
+	check_fails "$name cannot be read" cat "$f"
 done
 
 if dmesg -r 2>/dev/null | grep -q '^<[0-7]>'; then

@@ -4,7 +4,8 @@
 # (CCACHE_SYSFS, CCACHE_PARAMS, CCACHE_PROC, CCACHE_CPU_SYSFS): status
 # shows the right numbers, --json is valid JSON, set refuses bad values
 # without writing anything and writes good ones, watch computes rates,
-# flush empties the store, and a missing module is reported.  The guest
+# flush writes the module's flush file (through drop_caches with an older
+# module that has none), and a missing module is reported.  The guest
 # test selftests/ccachectl.sh runs it against the real module.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
@@ -64,6 +65,9 @@ fake_tree() {
 		done
 	done
 	put "$S/offload/cpu/submitted" 4000
+	# write-only, as the module makes it
+	put "$S/flush" ''
+	chmod 200 "$S/flush"
 	while read -r name value; do
 		put "$P/$name" "$value"
 	done <<-EOF
@@ -165,6 +169,7 @@ else
 	tap_skip "status --json is valid JSON" "no python3 on this host"
 fi
 check "json: numbers are numbers" grep -q '"stored_pages": 3072,' <<< "$json"
+check_fails "json: the flush file is no statistic" grep -q flush <<< "$json"
 check "json: --json alone works" cmp -s <("$ctl" --json) <(printf '%s\n' "$json")
 
 # the guests run busybox sh and busybox awk: the same output there
@@ -296,7 +301,26 @@ check_fails "watch -n 0 refused" "$ctl" watch -n 0
 check_fails "watch -n without a count refused" "$ctl" watch -n
 
 # ---- flush ----
-# the fake kernel: once drop_caches is written, the store is empty
+# the module's flush file: written once, nothing else touched
+put "$S/stored_pages" 3072
+put "$P/enabled" Y
+out=$("$ctl" flush 2>&1)
+check_eq "flush exits 0" $? 0
+echo "# $out"
+check_eq "flush wrote 1 to the flush file" "$(cat "$S/flush")" 1
+check_eq "flush left drop_caches alone" "$(cat "$top/proc/sys/vm/drop_caches")" 0
+check_eq "flush left capturing alone" "$(cat "$P/enabled")" Y
+check "flush reports the pages dropped" grep -q "flushed 3072 .*flush;" <<< "$out"
+# a write that fails (root passes any mode: a directory refuses it)
+rm "$S/flush"
+mkdir "$S/flush"
+err=$("$ctl" flush 2>&1)
+check_eq "a refused flush: exit 1" $? 1
+check "a refused flush: says so" grep -q "cannot write $S/flush" <<< "$err"
+rmdir "$S/flush"
+
+# an older module, without the flush file: drop_caches; the fake kernel
+# empties the store once drop_caches is written
 put "$S/stored_pages" 3072
 (
 	for _ in $(seq 100); do
@@ -311,13 +335,13 @@ put "$S/stored_pages" 3072
 fake=$!
 put "$P/enabled" Y
 out=$("$ctl" flush 2>&1)
-check_eq "flush exits 0" $? 0
+check_eq "older module: flush exits 0" $? 0
 echo "# $out"
 wait "$fake"
-check_eq "flush wrote 1 to drop_caches" "$(cat "$top/proc/sys/vm/drop_caches")" 1
-check_eq "flush paused capturing meanwhile" "$(cat "$top/enabled-at-drop" 2>&1)" 0
-check_eq "flush turned capturing back on" "$(cat "$P/enabled")" 1
-check "flush reports the pages dropped" grep -q "flushed 3072 " <<< "$out"
+check_eq "older module: flush wrote 1 to drop_caches" "$(cat "$top/proc/sys/vm/drop_caches")" 1
+check_eq "older module: flush paused capturing meanwhile" "$(cat "$top/enabled-at-drop" 2>&1)" 0
+check_eq "older module: flush turned capturing back on" "$(cat "$P/enabled")" 1
+check "older module: flush reports the pages dropped" grep -q "flushed 3072 .*drop_caches" <<< "$out"
 
 # ---- as an unprivileged user: read, but no write ----
 if [[ $(id -u) == 0 ]] && command -v setpriv > /dev/null; then

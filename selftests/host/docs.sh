@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # The documentation cannot fall behind the code: every knob of
-# ccache/params.c (module_param_cb) and every statistic of ccache/sysfs.c
-# (its tables, the offload backends' included) is named as ``NAME`` in
-# Documentation/admin-guide/ccache.rst and has a "What:" entry in
-# Documentation/ABI/testing/sysfs-kernel-mm-ccache; every offload backend
-# is named in the guide; the guide is valid reStructuredText.  The guest
-# test selftests/abi.sh checks the ABI file against the loaded module.
+# ccache/params.c (module_param_cb) and every statistic and control file
+# of ccache/sysfs.c (its tables, the offload backends' included) is named
+# as ``NAME`` in Documentation/admin-guide/ccache.rst and has a "What:"
+# entry in Documentation/ABI/testing/sysfs-kernel-mm-ccache; every
+# offload backend is named in the guide; the guide is valid
+# reStructuredText.  The guest test selftests/abi.sh checks the ABI file
+# against the loaded module.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=selftests/lib/tap.sh
@@ -30,6 +31,8 @@ stats=$(sed -n 's/.*__ATTR_RO(\([a-z0-9_]*\)).*/\1/p
 	s/^[[:space:]]*CCACHE_REJECTS(\([a-z0-9_]*\),.*/reject_\1/p' ccache/sysfs.c)
 backend_stats=$(sed -n 's/^[[:space:]]*CCACHE_KSPU_COUNTER(\([a-z0-9_]*\)),.*/\1/p
 	s/^[[:space:]]*{ "\([a-z0-9_]*\)", 0, kspu_[a-z_]* },.*/\1/p' ccache/sysfs.c)
+# the write-only control files: { "NAME", ACTION } in ccache_ctl_attrs
+controls=$(sed -n 's/^[[:space:]]*{ "\([a-z0-9_]*\)", ccache_[a-z0-9_]* },.*/\1/p' ccache/sysfs.c)
 backends=$(sed -n 's/^[[:space:]]*\.name = "\([a-z0-9_-]*\)",.*/\1/p' spu-offload/*.c)
 
 # the sources really were read: as many as they define today, at least
@@ -37,6 +40,7 @@ check "9 knobs found in ccache/params.c" test "$(wc -w <<<"$knobs")" -ge 9
 check "22 statistics found in ccache/sysfs.c" test "$(wc -w <<<"$stats")" -ge 22
 check "8 backend statistics found in ccache/sysfs.c" \
 	test "$(wc -w <<<"$backend_stats")" -ge 8
+check "1 control file found in ccache/sysfs.c" test "$(wc -w <<<"$controls")" -ge 1
 check "3 offload backends found in spu-offload/" test "$(wc -w <<<"$backends")" -ge 3
 
 # missing DESC WORD...: one check; the words not found become comments
@@ -68,12 +72,14 @@ in_abi() {
 {
 	missing "every knob is in the admin guide" $(in_guide $knobs)
 	missing "every statistic is in the admin guide" $(in_guide $stats)
+	missing "every control file is in the admin guide" $(in_guide $controls)
 	missing "every backend statistic is in the admin guide" \
 		$(in_guide $backend_stats)
 	missing "every offload backend is in the admin guide" \
 		$(in_guide $backends)
 	missing "every knob has a What: entry" $(in_abi "$P" $knobs)
 	missing "every statistic has a What: entry" $(in_abi "$S" $stats)
+	missing "every control file has a What: entry" $(in_abi "$S" $controls)
 	missing "every backend statistic has a What: entry" \
 		$(in_abi "$S/offload/<backend>" $backend_stats)
 }
