@@ -41,6 +41,8 @@ static const char usage[] =
 "                                        some stay; default 60 s, 10 rounds)\n"
 "  resident FILE...                      pages in the page cache (mincore)\n"
 "  pressure [-t SECS] [-x MIB] [-f MIB]  waves of pressure for SECS seconds\n"
+"  hog [-t SECS] MIB                     take MIB of memory whatever it costs,\n"
+"                                        hold it SECS seconds (default 60)\n"
 "  churn [-t SECS] [-n OPS] [-s SEED] FILE  random changes and verifications\n"
 "  model FILE                            print the model\n"
 "  -r: incompressible content (default: text-like, compressible)\n"
@@ -457,6 +459,10 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "pressure")) {
 		need(argc, 0);
 		return pressure_run(o.seconds, o.max_mib, o.floor_mib);
+	}
+	if (!strcmp(cmd, "hog")) {
+		need(argc, 1);
+		return hog_run(parse_size(argv[0]), o.seconds);
 	}
 	if (!strcmp(cmd, "rename")) {
 		need(argc, 2);

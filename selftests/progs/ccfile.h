@@ -82,6 +82,7 @@ int evict_files(char **files, int nfiles, int seconds, int attempts,
 		unsigned long long floor_mib, int quiet);
 int pressure_run(int seconds, unsigned long long max_mib,
 		 unsigned long long floor_mib);
+int hog_run(unsigned long long mib, int seconds);
 long long resident_pages(const char *file, long long *total);
 
 /* ccfile.c */
