@@ -17,6 +17,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/mm.h>
+#include <linux/oom.h>
 #include <linux/shrinker.h>
 
 #include "ccache.h"
@@ -284,6 +285,43 @@ static unsigned long ccache_shrink_scan(struct shrinker *s,
 	return n ? max(n * bytes / stored >> PAGE_SHIFT, 1UL) : SHRINK_STOP;
 }
 
+/*
+ * The last resort: the out-of-memory killer asks its notifiers before it
+ * picks a victim, and goes back to reclaim instead when they freed
+ * something.  A cache must never cost a process its life, yet the
+ * shrinker can decline until then (the file LRU share above counts pages
+ * that reclaim could not take: the OOM killer fired on 6.12 with 14 MB
+ * of hot file pages left).  So every entry goes, a batch at a time to
+ * keep interrupts on in between; marks on files stay.
+ */
+#define CCACHE_OOM_BATCH 256
+
+static int ccache_oom_notify(struct notifier_block *nb, unsigned long unused,
+			     void *freed)
+{
+	unsigned long before = zs_get_total_pages(ccache_zpool);
+	unsigned long left = ccache_stat_read(entries);
+	unsigned long n, looked, total = 0, gone;
+
+	/* no further than the entries there are now: captures go on */
+	do {
+		n = ccache_lru_evict(CCACHE_OOM_BATCH, ULONG_MAX, &looked, true);
+		total += n;
+		cond_resched();
+	} while (looked && total < left);
+	ccache_stat_add(shrinker_frees, total);
+	gone = before - min(before, zs_get_total_pages(ccache_zpool));
+	*(unsigned long *)freed += gone;
+	if (total)
+		pr_info_ratelimited("out of memory: dropped %lu entries, %lu KiB\n",
+				    total, gone << (PAGE_SHIFT - 10));
+	return NOTIFY_OK;
+}
+
+static struct notifier_block ccache_oom_nb = {
+	.notifier_call = ccache_oom_notify,
+};
+
 /**
  * ccache_pool_init() - create the pool
  *
@@ -313,16 +351,25 @@ void ccache_pool_exit(void)
  */
 int ccache_shrinker_init(void)
 {
+	int err;
+
 	ccache_shrinker = ccache_shrinker_create(ccache_shrink_count,
 						 ccache_shrink_scan,
 						 DEFAULT_SEEKS, "ccache");
-	return ccache_shrinker ? 0 : -ENOMEM;
+	if (!ccache_shrinker)
+		return -ENOMEM;
+	err = register_oom_notifier(&ccache_oom_nb);
+	if (err)
+		ccache_shrinker_destroy(ccache_shrinker);
+	return err;
 }
 
 /**
- * ccache_shrinker_exit() - unregister the shrinker; waits for running calls
+ * ccache_shrinker_exit() - unregister the shrinker and the out-of-memory
+ * notifier; waits for running calls
  */
 void ccache_shrinker_exit(void)
 {
+	unregister_oom_notifier(&ccache_oom_nb);
 	ccache_shrinker_destroy(ccache_shrinker);
 }
