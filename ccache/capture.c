@@ -177,6 +177,7 @@ static bool ccache_capture_page(struct ccache_inode *ci, struct folio *folio,
 		.op = KSPU_COMPRESS,
 		.src = stage->page,
 		.src_len = PAGE_SIZE,
+		.want_crc = ccache_param_checksum(),
 		.done = ccache_capture_done,
 		.priv = e,
 	};
@@ -336,7 +337,8 @@ static void ccache_publish_stage(struct ccache_stage *stage)
 		ccache_discard(e, CCACHE_REJECT_OFFLOAD);
 		return;
 	}
-	if (job->err || job->out_len > ccache_pool_max_object()) {
+	if (job->err || job->out_len > ccache_pool_max_object() ||
+	    ccache_fault(CCACHE_FAULT_COMPRESS)) {
 		ccache_discard(e, CCACHE_REJECT_POOR_COMPRESSION);
 		return;
 	}
@@ -344,6 +346,11 @@ static void ccache_publish_stage(struct ccache_stage *stage)
 		ccache_publish(e, CCACHE_SAME_FILLED, job->fill_value, 0, 0);
 		return;
 	}
+	/* pending: no reader looks at these before ccache_publish() */
+	e->has_crc = job->want_crc;
+	e->crc = job->crc;
+	if (ccache_fault(CCACHE_FAULT_CORRUPT))
+		ccache_fault_corrupt(stage->page, job->out_len);
 	handle = ccache_pool_alloc(stage->page, job->out_len, &why);
 	if (!handle)
 		ccache_discard(e, why);

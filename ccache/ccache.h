@@ -13,6 +13,7 @@
  *   ccache/capture.c   H1: evicted pages in, compression worker
  *   ccache/serve.c     H2: re-reads served from the store
  *   ccache/hooks.c     H3/H4: invalidation and teardown hooks
+ *   ccache/fault.c     test-only fault injection
  *   crypto/acomp.c     everything that talks to the crypto API
  *   crypto/lib.c       compression with interrupts off (lib/lzo)
  *   spu-offload/       where compression runs: the kspu shim (kspu.h)
@@ -21,6 +22,8 @@
 #define _CCACHE_CCACHE_H
 
 #include <linux/atomic.h>
+#include <linux/bits.h>
+#include <linux/compiler.h>
 #include <linux/scatterlist.h>
 #include <linux/types.h>
 
@@ -69,6 +72,7 @@ struct ccache_stats {
 	atomic_long_t shrinker_frees;	/* entries freed for the shrinker */
 	atomic_long_t same_filled_pages;	/* stored pages that are one repeated word */
 	atomic_long_t decompress_errors;	/* hits that fell back to the disk */
+	atomic_long_t checksum_errors;	/* of those, data that failed its checksum */
 };
 
 extern struct ccache_stats ccache_stats;
@@ -79,8 +83,37 @@ extern struct ccache_stats ccache_stats;
 #define ccache_stat_sub(name, n)	atomic_long_sub(n, &ccache_stats.name)
 #define ccache_stat_read(name)		atomic_long_read(&ccache_stats.name)
 
+/* Where faults can be injected (fault.c); names in ccache_fault_names. */
+enum ccache_fault {
+	CCACHE_FAULT_ENTRY,		/* entry allocation */
+	CCACHE_FAULT_INODE,		/* per-file record allocation */
+	CCACHE_FAULT_STAGING,		/* no staging buffer free */
+	CCACHE_FAULT_POOL,		/* pool (zsmalloc) allocation */
+	CCACHE_FAULT_SERVE,		/* a read's working memory */
+	CCACHE_FAULT_COMPRESS,		/* compression fails */
+	CCACHE_FAULT_DECOMPRESS,	/* decompression fails */
+	CCACHE_FAULT_CORRUPT,		/* an object is stored with a byte flipped */
+	CCACHE_FAULT_SHRINKER,		/* the shrinker gives nothing back */
+	CCACHE_FAULT_NR
+};
+
+/* fault.c */
+extern const char * const ccache_fault_names[CCACHE_FAULT_NR];
+extern unsigned long ccache_fault_mask;	/* the sites named, by bit */
+extern unsigned int ccache_fault_every;
+bool ccache_fault_hit(enum ccache_fault site);
+void ccache_fault_corrupt(void *data, unsigned int len);
+
+/* Should this pass through @site fail?  Almost free when no site is named. */
+static inline bool ccache_fault(enum ccache_fault site)
+{
+	return unlikely(READ_ONCE(ccache_fault_mask) & BIT(site)) &&
+	       ccache_fault_hit(site);
+}
+
 /* params.c */
 bool ccache_param_enabled(void);
+bool ccache_param_checksum(void);
 unsigned int ccache_param_max_pool_percent(void);
 unsigned int ccache_param_accept_threshold_percent(void);
 unsigned long ccache_param_filesystems(void);

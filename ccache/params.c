@@ -303,12 +303,78 @@ static const struct kernel_param_ops ccache_offload_sched_ops = {
 };
 
 /*
- * ---- filesystems: comma-separated list of filesystems to cache ----
+ * ---- Lists of names: comma-separated, or "none" ----
  *
- * "none" caches no filesystem.  An empty value is refused: a write of a
- * NUL byte, or of nothing but blanks, arrives here as one, and must not
- * switch caching off.
+ * An empty value is refused: a write of a NUL byte, or of nothing but
+ * blanks, arrives here as one, and must not switch everything off.
  */
+
+struct ccache_list_knob {
+	unsigned long *mask;		/* bit i: names[i] is listed */
+	const char * const *names;
+	unsigned int nr;
+	const char *why;		/* what the refusal says */
+	bool test_only;			/* warn when anything is listed */
+};
+
+static int ccache_list_set(const char *val, const struct kernel_param *kp)
+{
+	const struct ccache_list_knob *knob = kp->arg;
+	char list[128], word[16];
+	unsigned long mask = 0;
+	char *rest, *tok;
+	int i;
+
+	if (strlen(val) >= sizeof(list))
+		return ccache_reject(kp, val, "list too long");
+	strscpy(list, val, sizeof(list));
+	rest = strim(list);
+	if (!*rest)
+		return ccache_reject(kp, val, knob->why);
+	if (!strcmp(rest, "none"))
+		rest = NULL;
+	while (rest) {
+		tok = strsep(&rest, ",");
+		if (ccache_parse_word(tok, word, sizeof(word)))
+			return ccache_reject(kp, val, knob->why);
+		i = match_string(knob->names, knob->nr, word);
+		if (i < 0)
+			return ccache_reject(kp, val, knob->why);
+		mask |= BIT(i);
+	}
+	WRITE_ONCE(*knob->mask, mask);
+	if (knob->test_only && mask)
+		pr_warn("%s: test-only fault injection is on\n", kp->name);
+	return 0;
+}
+
+/* @mask's names into @buf, "none" when empty; no newline */
+static int ccache_list_emit(char *buf, size_t size, unsigned long mask,
+			    const char * const *names, unsigned int nr)
+{
+	int i, len = 0;
+
+	for_each_set_bit(i, &mask, nr)
+		len += scnprintf(buf + len, size - len, "%s%s",
+				 len ? "," : "", names[i]);
+	if (!len)
+		len = scnprintf(buf, size, "none");
+	return len;
+}
+
+static int ccache_list_get(char *buf, const struct kernel_param *kp)
+{
+	const struct ccache_list_knob *knob = kp->arg;
+	int len = ccache_list_emit(buf, PAGE_SIZE - 1, READ_ONCE(*knob->mask),
+				   knob->names, knob->nr);
+
+	return len + sysfs_emit_at(buf, len, "\n");
+}
+
+static const struct kernel_param_ops ccache_list_ops = {
+	.set = ccache_list_set,
+	.get = ccache_list_get,
+};
 
 static const char * const ccache_fs_names[CCACHE_FS_COUNT] = {
 	[CCACHE_FS_EXT4] = "ext4",
@@ -316,52 +382,6 @@ static const char * const ccache_fs_names[CCACHE_FS_COUNT] = {
 };
 
 static unsigned long ccache_filesystems = BIT(CCACHE_FS_EXT4) | BIT(CCACHE_FS_XFS);
-
-static int ccache_filesystems_set(const char *val, const struct kernel_param *kp)
-{
-	char list[64], word[16];
-	unsigned long mask = 0;
-	char *rest, *tok;
-	int fs;
-
-	if (strlen(val) >= sizeof(list))
-		return ccache_reject(kp, val, "list too long");
-	strscpy(list, val, sizeof(list));
-	rest = strim(list);
-	if (!*rest)
-		return ccache_reject(kp, val, "expected a list such as ext4,xfs, or none");
-	if (!strcmp(rest, "none"))
-		rest = NULL;
-	while (rest) {
-		tok = strsep(&rest, ",");
-		if (ccache_parse_word(tok, word, sizeof(word)))
-			return ccache_reject(kp, val, "expected a list such as ext4,xfs");
-		fs = match_string(ccache_fs_names, CCACHE_FS_COUNT, word);
-		if (fs < 0)
-			return ccache_reject(kp, val, "supported filesystems are ext4 and xfs");
-		mask |= BIT(fs);
-	}
-	WRITE_ONCE(ccache_filesystems, mask);
-	return 0;
-}
-
-static int ccache_filesystems_get(char *buf, const struct kernel_param *kp)
-{
-	unsigned long mask = READ_ONCE(ccache_filesystems);
-	int fs, len = 0;
-
-	for_each_set_bit(fs, &mask, CCACHE_FS_COUNT)
-		len += sysfs_emit_at(buf, len, "%s%s", len ? "," : "",
-				     ccache_fs_names[fs]);
-	if (!len)
-		len = sysfs_emit(buf, "none");
-	return len + sysfs_emit_at(buf, len, "\n");
-}
-
-static const struct kernel_param_ops ccache_filesystems_ops = {
-	.set = ccache_filesystems_set,
-	.get = ccache_filesystems_get,
-};
 
 /* ---- The knobs ---- */
 
@@ -411,9 +431,37 @@ module_param_cb(offload_sched, &ccache_offload_sched_ops, NULL, 0644);
 MODULE_PARM_DESC(offload_sched,
 		 "Priority of the cpu backend's threads: idle (SCHED_IDLE) or nice (nice 19) (default idle)");
 
-module_param_cb(filesystems, &ccache_filesystems_ops, NULL, 0644);
+static struct ccache_list_knob ccache_filesystems_knob = {
+	.mask = &ccache_filesystems, .names = ccache_fs_names,
+	.nr = CCACHE_FS_COUNT,
+	.why = "expected a list of ext4 and xfs, or none",
+};
+module_param_cb(filesystems, &ccache_list_ops, &ccache_filesystems_knob, 0644);
 MODULE_PARM_DESC(filesystems,
 		 "Comma-separated filesystems to cache: ext4, xfs, or none (default ext4,xfs)");
+
+static bool ccache_checksum = true;
+module_param_cb(checksum, &ccache_bool_ops, &ccache_checksum, 0644);
+MODULE_PARM_DESC(checksum,
+		 "Keep a CRC32C of each compressed page and check it on every hit (default Y)");
+
+/* Test-only (fault.c): never set on a production system. */
+static struct ccache_list_knob ccache_fault_knob = {
+	.mask = &ccache_fault_mask, .names = ccache_fault_names,
+	.nr = CCACHE_FAULT_NR, .test_only = true,
+	.why = "expected a list of sites (see the admin guide), or none",
+};
+module_param_cb(fault_inject, &ccache_list_ops, &ccache_fault_knob, 0644);
+MODULE_PARM_DESC(fault_inject,
+		 "TEST ONLY: sites where faults are injected, comma-separated (default none)");
+
+static struct ccache_uint_knob ccache_fault_every_knob = {
+	.val = &ccache_fault_every, .min = 1, .max = 1000000,
+};
+module_param_cb(fault_every, &ccache_uint_ops, &ccache_fault_every_knob,
+		0644);
+MODULE_PARM_DESC(fault_every,
+		 "TEST ONLY: every Nth pass through a fault_inject site fails (1-1000000, default 1)");
 
 /* ---- Accessors for the rest of the module ---- */
 
@@ -424,14 +472,11 @@ MODULE_PARM_DESC(filesystems,
  */
 void ccache_param_describe(char *buf, size_t size)
 {
-	unsigned long mask = ccache_param_filesystems();
 	unsigned int percent = ccache_param_max_pool_percent();
-	char fs[32] = "none";
-	int i, len = 0;
+	char fs[32];
 
-	for_each_set_bit(i, &mask, CCACHE_FS_COUNT)
-		len += scnprintf(fs + len, sizeof(fs) - len, "%s%s",
-				 len ? "," : "", ccache_fs_names[i]);
+	ccache_list_emit(fs, sizeof(fs), ccache_param_filesystems(),
+			 ccache_fs_names, CCACHE_FS_COUNT);
 	kernel_param_lock(THIS_MODULE);
 	scnprintf(buf, size,
 		  "compressor %s, offload %s, max_pool_percent %u (%lu MiB), filesystems %s, %s",
@@ -445,6 +490,12 @@ void ccache_param_describe(char *buf, size_t size)
 bool ccache_param_enabled(void)
 {
 	return READ_ONCE(ccache_enabled);
+}
+
+/** ccache_param_checksum() - Return: the "checksum" knob. */
+bool ccache_param_checksum(void)
+{
+	return READ_ONCE(ccache_checksum);
 }
 
 /** ccache_param_max_pool_percent() - Return: the "max_pool_percent" knob. */

@@ -199,7 +199,8 @@ unsigned long ccache_pool_alloc(const void *data, unsigned int len,
 	 * here stalled the publish worker, and module unload behind it, for
 	 * minutes under pressure (rmmod_under_load.sh on 6.12).
 	 */
-	handle = ccache_zs_malloc(ccache_zpool, len,
+	handle = ccache_fault(CCACHE_FAULT_POOL) ? 0 :
+		 ccache_zs_malloc(ccache_zpool, len,
 				  __GFP_KSWAPD_RECLAIM | __GFP_NORETRY |
 				  __GFP_NOWARN | __GFP_NOMEMALLOC |
 				  __GFP_HIGHMEM | __GFP_MOVABLE);
@@ -255,7 +256,8 @@ static unsigned long ccache_shrink_count(struct shrinker *s,
 	unsigned long file = global_node_page_state(NR_ACTIVE_FILE) +
 			     global_node_page_state(NR_INACTIVE_FILE);
 
-	if (!n || file > totalram_pages() / CCACHE_SHRINK_FILE_SHARE ||
+	if (!n || ccache_fault(CCACHE_FAULT_SHRINKER) ||
+	    file > totalram_pages() / CCACHE_SHRINK_FILE_SHARE ||
 	    global_zone_page_state(NR_FREE_PAGES) >
 	    totalram_pages() / CCACHE_SHRINK_FREE_SHARE)
 		return SHRINK_EMPTY;

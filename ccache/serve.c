@@ -23,6 +23,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/crc32c.h>
 #include <linux/delay.h>
 #include <linux/ftrace.h>
 #include <linux/highmem.h>
@@ -82,7 +83,24 @@ static bool ccache_take(const struct ccache_key *key, pgoff_t index,
 	return found;
 }
 
-/* Fill @page from @e.  Return: true when its data is whole. */
+/* Does @page's data match the checksum @e was stored with? */
+static bool ccache_crc_ok(struct ccache_entry *e, struct page *page)
+{
+	void *data;
+	u32 crc;
+
+	if (!e->has_crc)
+		return true;
+	data = kmap_local_page(page);
+	crc = crc32c(~0U, data, PAGE_SIZE);
+	kunmap_local(data);
+	return crc == e->crc;
+}
+
+/*
+ * Fill @page from @e.  Return: true when its data is whole; on false the
+ * page's contents are garbage, and the caller reads it from the disk.
+ */
 static bool ccache_fill(struct ccache_entry *e, struct page *page, void *buf)
 {
 	struct kspu_job job;
@@ -102,8 +120,14 @@ static bool ccache_fill(struct ccache_entry *e, struct page *page, void *buf)
 		.dst = page,
 	};
 	ccache_pool_load(e, buf);
-	if (kspu_run_sync(&job)) {
+	if (kspu_run_sync(&job) || ccache_fault(CCACHE_FAULT_DECOMPRESS)) {
 		ccache_stat_inc(decompress_errors);
+		return false;
+	}
+	if (!ccache_crc_ok(e, page)) {
+		ccache_stat_inc(decompress_errors);
+		ccache_stat_inc(checksum_errors);
+		pr_warn_ratelimited("a stored page failed its checksum: read from the disk instead\n");
 		return false;
 	}
 	return true;
@@ -167,7 +191,8 @@ static void ccache_serve(struct readahead_control *rac)
 		ccache_orig_read_pages(rac);
 		return;
 	}
-	sb = kmalloc(sizeof(*sb), GFP_NOIO | __GFP_NOWARN);
+	sb = ccache_fault(CCACHE_FAULT_SERVE) ? NULL :
+	     kmalloc(sizeof(*sb), GFP_NOIO | __GFP_NOWARN);
 	if (!sb) {
 		ccache_orig_read_pages(rac);
 		return;

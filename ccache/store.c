@@ -126,7 +126,8 @@ struct ccache_inode *ccache_inode_get_or_create(const struct ccache_key *key)
 
 	if (ci)
 		return ci;
-	ci = kmem_cache_zalloc(ccache_inode_cache,
+	ci = ccache_fault(CCACHE_FAULT_INODE) ? NULL :
+	     kmem_cache_zalloc(ccache_inode_cache,
 			       GFP_NOWAIT | __GFP_NOWARN | __GFP_NOMEMALLOC);
 	if (!ci)
 		return NULL;
@@ -265,6 +266,8 @@ struct ccache_entry *ccache_entry_alloc(struct ccache_stage *stage)
 	struct ccache_entry *e;
 
 	lockdep_assert_held(&ccache_lock);
+	if (ccache_fault(CCACHE_FAULT_ENTRY))
+		return NULL;
 	e = list_first_entry_or_null(&ccache_entry_reserve, struct ccache_entry,
 				     list);
 	if (e) {
@@ -512,7 +515,9 @@ void ccache_drop_all(void)
 struct ccache_stage *ccache_staging_get(void)
 {
 	lockdep_assert_held(&ccache_lock);
-	return ccache_staging_free ? ccache_staging[--ccache_staging_free] : NULL;
+	if (!ccache_staging_free || ccache_fault(CCACHE_FAULT_STAGING))
+		return NULL;
+	return ccache_staging[--ccache_staging_free];
 }
 
 /**

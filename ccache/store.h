@@ -95,7 +95,9 @@ struct ccache_entry {
 	u8 state;		/* enum ccache_entry_state */
 	u8 referenced;		/* LRU second chances left, at most 2 */
 	u8 alg;			/* compressor id (crypto/acomp.c) */
+	bool has_crc;		/* @crc is set: check it on a hit */
 	u16 length;		/* compressed length */
+	u32 crc;		/* CRC32C of the page (checksum knob) */
 	union {
 		struct list_head list;	/* LRU once stored, under ccache_lock */
 		struct llist_node free;	/* after the last reference: to be freed */

@@ -136,6 +136,7 @@ static struct ccache_stat_attr ccache_stat_attrs[] = {
 	CCACHE_COUNTER(shrinker_frees),
 	CCACHE_COUNTER(same_filled_pages),
 	CCACHE_COUNTER(decompress_errors),
+	CCACHE_COUNTER(checksum_errors),
 	CCACHE_DERIVED(compression_ratio_permille),
 	CCACHE_DERIVED(captures_per_sec),
 };

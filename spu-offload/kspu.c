@@ -6,6 +6,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/crc32c.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/sched/clock.h>
@@ -204,13 +205,20 @@ static bool kspu_same_filled(const void *page, unsigned long *value)
  * kspu_prepare() - settle a compress job that needs no compressor
  * @job: a compress job
  *
+ * Also computes the page's checksum when the job wants one; each backend
+ * calls this before it compresses, off the reclaim path unless it is the
+ * inline backend.
+ *
  * Return: true when @job's page is same-filled: its result is set and it
  * only needs kspu_complete().
  */
 bool kspu_prepare(struct kspu_job *job)
 {
-	if (!kspu_same_filled(job->src, &job->fill_value))
+	if (!kspu_same_filled(job->src, &job->fill_value)) {
+		if (job->want_crc)
+			job->crc = crc32c(~0U, job->src, PAGE_SIZE);
 		return false;
+	}
 	job->result = KSPU_SAME_FILLED;
 	job->out_len = 0;
 	return true;

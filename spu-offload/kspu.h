@@ -68,6 +68,8 @@ enum kspu_result {
  * @out: compress: the compressed bytes, valid only inside done()
  * @out_len: their length
  * @fill_value: compress, KSPU_SAME_FILLED: the repeated word
+ * @want_crc: compress: also checksum the page (unless same-filled)
+ * @crc: compress, @want_crc, KSPU_COMPRESSED: the page's CRC32C
  * @err: 0, or why the job failed
  * @done: called once when the job is finished, in any context
  * @priv: the submitter's
@@ -77,6 +79,8 @@ struct kspu_job {
 	u8 op;
 	u8 alg;
 	u8 result;
+	bool want_crc;
+	u32 crc;
 	int err;
 	const void *src;
 	unsigned int src_len;
