@@ -21,6 +21,7 @@ packages=(
 	linux-source-6.1	# checkpatch.pl, kselftest.h
 	shellcheck python3
 	dkms	# selftests/host/dkms.sh (the package needs only dpkg-deb)
+	linux-perf	# selftests/walkthrough.sh: bookworm's perf 6.1, /usr/bin/perf
 	lzop nginx-light apache2 python3-matplotlib	# tools/bench/web-bench.sh
 )
 

@@ -11,7 +11,10 @@
 # TEST is a file in selftests/ (any file in the tree, for the harness's own
 # tests).  Its "# VM:" comment line sets defaults, e.g.
 #   # VM: mem=256 cpus=1 disk=ext4:512M timeout=120
-# and options given here win.  FS is ext4, xfs or raw; bps/iops throttle the
+# and options given here win.  "prepare=SCRIPT" there names a host-side
+# step, a path under selftests/ run as "SCRIPT RELEASE STAGE" before the
+# boot: it adds files to STAGE, the guest's per-run archive (a failure
+# fails the run).  FS is ext4, xfs or raw; bps/iops throttle the
 # disk in QEMU; src fills an ext4 disk with DIR's files at mkfs time.
 # -a appends to the guest's kernel command line.  -p gives ccache module
 # options (in the guest's /etc/modprobe.d, so every modprobe uses them;
@@ -27,7 +30,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 release=${CCACHE_KVER:-} module=$top/ccache.ko mem='' cpus='' timeout=''
-log='' interactive=0 append='' disks=() test_disks=()
+log='' interactive=0 append='' disks=() test_disks=() prepare=''
 modopts=${CCACHE_MODOPTS:-} preload=${CCACHE_PRELOAD:-}
 
 while getopts "k:M:m:c:t:d:o:a:p:l:i" opt; do
@@ -61,6 +64,7 @@ if [[ -n $test ]]; then
 		cpus=*) cpus=${cpus:-${kv#cpus=}} ;;
 		timeout=*) timeout=${timeout:-${kv#timeout=}} ;;
 		disk=*) test_disks+=("${kv#disk=}") ;;
+		prepare=*) prepare=${kv#prepare=} ;;
 		*) echo "boot.sh: unknown '# VM:' setting $kv in $test" >&2; exit 2 ;;
 		esac
 	done
@@ -90,6 +94,11 @@ cp -r "$top/selftests/." "$stage/selftests/"
 find "$stage/selftests" \( -name '*.o' -o -name '.*.cmd' -o -name '*.mod' \
 	-o -name '*.mod.c' -o -name '*.symvers' -o -name '*.order' \) -delete
 [[ -z $test ]] || cp "$test" "$stage/selftests/.test"
+if [[ -n $prepare ]] && ! out=$("$top/selftests/$prepare" "$release" "$stage" 2>&1); then
+	printf '%s\n' "$out" | tail -n 40 | sed 's/^/    /' >&2
+	echo "boot.sh: the host-side step $prepare failed" >&2
+	exit 1
+fi
 
 qemu_disks=() fslist=()
 for i in "${!disks[@]}"; do
