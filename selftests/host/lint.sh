@@ -11,16 +11,6 @@ cache=${CCACHE_DEV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ccache-dev}
 checkpatch=$cache/src/linux-source-6.1/scripts/checkpatch.pl
 [[ -x $checkpatch ]] || { echo "# no $checkpatch: run tools/setup.sh"; tap_result 1 "checkpatch.pl available"; tap_done; }
 
-# lint DESC COMMAND...: one check; what COMMAND says becomes TAP comments
-lint() {
-	local desc=$1 out status
-	shift
-	out=$("$@" 2>&1)
-	status=$?
-	tap_result $status "$desc"
-	[[ $status -eq 0 ]] || printf '%s\n' "$out" | sed 's/^/#   /'
-}
-
 # the tracked files; outside a git checkout (an exported tree), every file
 # but build products
 files() {
@@ -31,11 +21,11 @@ files() {
 }
 
 while read -r f; do
-	lint "checkpatch --strict $f" "$checkpatch" --strict --no-tree -q --terse -f "$f"
+	run_check "checkpatch --strict $f" "$checkpatch" --strict --no-tree -q --terse -f "$f"
 done < <(files '*.c' '*.h')
 
 while read -r f; do
-	lint "shellcheck $f" shellcheck "$f"
+	run_check "shellcheck $f" shellcheck "$f"
 done < <(files '*' | while read -r f; do
 	case $f in
 	*.sh | .ci/run | tools/vm/init | tools/ccachectl | tools/*.guest | \

@@ -99,22 +99,13 @@ stand_in /usr/sbin/dkms dkms \
 	"[ \"\$1\" != status ] || echo \"ccache/$version, 6.1.0-1-amd64, x86_64: installed\""
 stand_in /usr/lib/dkms/common.postinst common.postinst
 
-# shellcheck disable=SC2317 # called through step
+# shellcheck disable=SC2317 # called through run_check
 dpkg_root() { dpkg --root="$root" --log="$top/dpkg.log" --force-depends "$@"; }
-# step DESC COMMAND...: one check; COMMAND's output becomes TAP comments on failure
-step() {
-	local desc=$1 out status
-	shift
-	out=$("$@" 2>&1)
-	status=$?
-	tap_result $status "$desc"
-	[[ $status -eq 0 ]] || printf '%s\n' "$out" | tail -n 20 | sed 's/^/#   /'
-}
 status_of() { dpkg-query --root="$root" -W -f='${Status}' "$pkg" 2>/dev/null; }
 # dkms_log: the stand-ins' calls, "; " between them
 dkms_log() { sed ':a;N;$!ba;s/\n/; /g' "$root$log" 2>/dev/null; }
 
-step "dpkg -i (postinst chrooted, stand-in dkms)" dpkg_root -i "$deb"
+run_check "dpkg -i (postinst chrooted, stand-in dkms)" dpkg_root -i "$deb"
 check_eq "dpkg -s: installed" "$(status_of)" "install ok installed"
 for f in "$usrc/dkms.conf" "$usrc/Kbuild" "$usrc/ccache/main.c" /usr/sbin/ccachectl \
 	/etc/modprobe.d/ccache.conf "$doc/examples/modules-load.d/ccache.conf"; do
@@ -123,19 +114,19 @@ done
 check_eq "postinst: DKMS's common.postinst, as dh_dkms calls it" "$(dkms_log)" \
 	"common.postinst [ccache] [$version] [/usr/share/$pkg] [] []"
 : >"$root$log"
-step "dpkg -r" dpkg_root -r "$pkg"
+run_check "dpkg -r" dpkg_root -r "$pkg"
 check_eq "prerm: dkms remove -m ccache -v $version --all" "$(dkms_log)" \
 	"dkms [status] [-m] [ccache] [-v] [$version]; dkms [remove] [-m] [ccache] [-v] [$version] [--all]"
 check_eq "dpkg -s after -r: config-files" "$(status_of)" "deinstall ok config-files"
 check "dpkg -r removed $usrc" test ! -e "$root$usrc"
 check "dpkg -r kept the conffile" test -f "$root/etc/modprobe.d/ccache.conf"
-step "dpkg -P" dpkg_root -P "$pkg"
+run_check "dpkg -P" dpkg_root -P "$pkg"
 check "dpkg -P removed the conffile" test ! -e "$root/etc/modprobe.d/ccache.conf"
 
 # a DKMS without Debian's common.postinst: the plain commands
 rm "$root/usr/lib/dkms/common.postinst"
 : >"$root$log"
-step "dpkg -i without common.postinst" dpkg_root -i "$deb"
+run_check "dpkg -i without common.postinst" dpkg_root -i "$deb"
 check_eq "postinst: dkms add, dkms autoinstall" "$(dkms_log)" \
 	"dkms [add] [-m] [ccache] [-v] [$version]; dkms [autoinstall]"
 tap_done

@@ -31,6 +31,32 @@ check() {
 	tap_result $? "$desc"
 }
 
+# run_check DESC COMMAND...: like check, but what COMMAND printed becomes
+# TAP comments when it fails: all of it up to 40 lines, else the first 20
+# (where ccfile names the file, offset and bytes) and the last 20 (where
+# dpkg and the compilers say what stopped them).  Returns COMMAND's status.
+run_check() {
+	desc=$1
+	shift
+	out=$("$@" 2>&1)
+	st=$?
+	tap_result $st "$desc"
+	[ $st -eq 0 ] || tap_excerpt "$out"
+	return $st
+}
+
+# tap_excerpt TEXT: TEXT as TAP comments, cut to 40 lines as run_check says
+tap_excerpt() {
+	lines=$(printf '%s\n' "$1" | wc -l)
+	if [ "$lines" -le 40 ]; then
+		printf '%s\n' "$1"
+	else
+		printf '%s\n' "$1" | head -n 20
+		echo "[... $((lines - 40)) lines ...]"
+		printf '%s\n' "$1" | tail -n 20
+	fi | sed 's/^/#   /'
+}
+
 # check_fails DESC COMMAND...: passes when COMMAND fails
 check_fails() {
 	desc=$1

@@ -133,18 +133,6 @@ check_le() {
 	[ "$2" -le "$3" ] 2>/dev/null || echo "#   got $2, wanted at most $3"
 }
 
-# run_check DESC COMMAND...: like check, but what COMMAND printed becomes
-# TAP comments when it fails (ccfile names the file, offset and bytes)
-run_check() {
-	desc=$1
-	shift
-	out=$("$@" 2>&1)
-	st=$?
-	tap_result $st "$desc"
-	[ $st -eq 0 ] || printf '%s\n' "$out" | head -n 40 | sed 's/^/#   /'
-	return $st
-}
-
 # cc_evict FILE...: push the files out of the page cache through memory
 # reclaim; a check, with ccfile's summary as a comment
 cc_evict() {
