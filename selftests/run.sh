@@ -8,7 +8,8 @@
 # when no test ran.
 #
 # usage: run.sh [-f] [-k RELEASE] [-j JOBS] [-p OPTIONS] [-l MODULE] [TEST...]
-#   -f       the full run: every variant test (see below)
+#   -f       the full run: every variant test (see below) and the long
+#            tests in long/
 #   RELEASE  guest kernel (default: newest 6.1); the module ../ccache.ko and
 #            the test modules in modules/ must be built for it
 #   OPTIONS  ccache module options for every guest (e.g. offload=inline),
@@ -30,7 +31,7 @@ while getopts "fk:j:p:l:" opt; do
 	j) jobs=$OPTARG ;;
 	p) modopts=$OPTARG ;;
 	l) preload=$OPTARG ;;
-	*) sed -n '10,18s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+	*) sed -n '10,19s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -46,6 +47,9 @@ else
 	for t in ./*.sh host/*.sh; do
 		[[ $t == ./run.sh ]] || add_test "$t" "$modopts" "$preload"
 	done
+	if [[ -n $full ]]; then
+		for t in ./long/*.sh; do add_test "$t" "$modopts" "$preload"; done
+	fi
 	while IFS=';' read -r o m list more; do
 		[[ $o == \#* || -z $o ]] && continue
 		[[ $m == *- ]] && m=''

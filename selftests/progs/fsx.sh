@@ -15,7 +15,8 @@
 : "${FS:?set FS}"
 FSX=/usr/local/bin/fsx
 dir=/mnt/d0/fsx
-ops=2500
+# a long run (selftests/long/) sets more operations per fsx process
+ops=${ops:-2500}
 churn_s=30
 [ -d /mnt/d0 ] || tap_skip_all "no data disk at /mnt/d0"
 [ -x $FSX ] || tap_skip_all "no $FSX in the guest (tools/setup.sh installs it)"
@@ -47,14 +48,22 @@ mkdir -p "$dir"
 check "create the churn file" "$CCFILE" create "$dir/churn" 2M
 cc_snap run
 start=$(now_s)
-"$CCFILE" pressure -t 300 -f 8 > /tmp/pressure.log 2>&1 &
+"$CCFILE" pressure -t 86400 -f 8 > /tmp/pressure.log 2>&1 &
 pressure=$!
 for i in 1 2; do
-	$FSX -N $ops -S $((i * 7919)) -f /tmp/fsx.toml -P /tmp "$dir/fsx$i" \
+	$FSX -N "$ops" -S $((i * 7919)) -f /tmp/fsx.toml -P /tmp "$dir/fsx$i" \
 		> "/tmp/fsx$i.log" 2>&1 &
 	eval "fsx$i=\$!"
 done
-"$CCFILE" churn -t $churn_s "$dir/churn" > /tmp/churn.log 2>&1 &
+# churn rounds of $churn_s s, the last one starting before fsx ends
+# shellcheck disable=SC2154 # set by the eval
+(n=0
+while [ $n -eq 0 ] || kill -0 "$fsx1" 2>/dev/null || kill -0 "$fsx2" 2>/dev/null; do
+	n=$((n + 1))
+	"$CCFILE" churn -t $churn_s -s $((n * 7907)) "$dir/churn" \
+		> /tmp/churn.log 2>&1 || exit 1
+done
+echo "$n rounds" >> /tmp/churn.log) &
 churn=$!
 
 # shellcheck disable=SC2154 # set by the eval
