@@ -5,7 +5,11 @@
 #   make [KVER=RELEASE|SERIES] [KDIR=DIR]   build ccache.ko
 #   make check      run the test suite in guests on the default kernel (6.1)
 #   make check-full the same with every offload backend through every core
-#                   test (selftests/variants)
+#                   test (selftests/variants), then on the debug kernel
+#                   when it is built
+#   make check-debug build the debug kernel (KASAN, lockdep, kmemleak...)
+#                   unless cached, and run make check's suite on it
+#                   (FULL=1: check-full's)
 #   make matrix     build and run check-full's suite on 6.1, 6.12 and 7.x
 #   make demo       show ccache at work in a guest
 #   make bench-offload  capture cost and streaming rate per offload backend
@@ -21,7 +25,8 @@
 #   make dkms-deb   the Debian package dist/ccache-dkms_VERSION_all.deb
 #   make clean
 #
-# KVER takes a full release (6.1.0-56-amd64) or a series (6.1, 6.12, 7).
+# KVER takes a full release (6.1.0-56-amd64) or a series (6.1, 6.12, 7,
+# 6.1-debug: tools/debug-kernel.sh's kernel).
 # With neither KVER nor KDIR: the running kernel when its headers are
 # installed, else the newest installed headers.  check, matrix, demo and
 # shell install what they need first (tools/setup.sh).
@@ -29,6 +34,7 @@
 KERNELS := tools/kernels.sh
 SETUP := tools/setup.sh
 SRC := $(CURDIR)
+DEBUG_KERNEL := tools/debug-kernel.sh
 
 # The version has one definition, CCACHE_VERSION in ccache/ccache.h.
 VERSION := $(shell sed -n 's/^.define CCACHE_VERSION "\(.*\)"$$/\1/p' ccache/ccache.h)
@@ -50,7 +56,7 @@ else
 override KVER := $(patsubst /usr/src/linux-headers-%/Module.symvers,%, \
 	$(lastword $(shell ls -v /usr/src/linux-headers-*/Module.symvers 2>/dev/null)))
 endif
-else ifeq ($(findstring -,$(KVER)),)
+else ifeq ($(findstring -,$(KVER:%-debug=%)),)
 override KVER := $(shell $(KERNELS) resolve $(KVER))
 endif
 endif
@@ -58,7 +64,7 @@ endif
 # the project's own builds treat warnings as errors (see Kbuild)
 export CCACHE_WERROR ?= y
 
-.PHONY: all modules test-modules test-progs check check-full matrix demo bench-offload \
+.PHONY: all modules test-modules test-progs check check-full check-debug matrix demo bench-offload \
 	bench-web shell lint install install-tools dkms-src dkms-deb clean
 
 all: modules
@@ -86,6 +92,16 @@ check check-full:
 	@$(SETUP)
 	@$(MAKE) --no-print-directory KVER=6.1 modules test-modules test-progs
 	@selftests/run.sh $(if $(filter check-full,$@),-f) -k $$($(KERNELS) resolve 6.1)
+	@$(if $(filter check-full,$@),if $(DEBUG_KERNEL) --cached >/dev/null; then \
+		$(MAKE) --no-print-directory check-debug FULL=1; \
+	else echo "No debug kernel: make check-debug builds it (about an hour)"; fi)
+
+# the debug kernel: built when first asked for (about an hour), then cached
+check-debug:
+	@$(SETUP)
+	@$(DEBUG_KERNEL) >/dev/null
+	@$(MAKE) --no-print-directory KVER=6.1-debug modules test-modules test-progs
+	@selftests/run.sh $(if $(filter-out 0,$(FULL)),-f) -k $$($(DEBUG_KERNEL) --release)
 
 matrix:
 	@$(SETUP) --all

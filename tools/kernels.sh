@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # kernels.sh - the Debian kernels ccache is built and tested on.
 #
-#   kernels.sh resolve SERIES      newest release of SERIES (6.1, 6.12 or 7)
+#   kernels.sh resolve SERIES      newest release of SERIES (6.1, 6.12 or 7;
+#                                  6.1-debug: tools/debug-kernel.sh's)
 #   kernels.sh fetch SERIES        headers + guest kernel for it; prints release
 #   kernels.sh kdir RELEASE        kernel build directory (for make -C)
 #   kernels.sh kbuild RELEASE SRCDIR [make args...]   build SRCDIR's module
@@ -10,7 +11,9 @@
 #
 # 6.1: bookworm; 6.12: bookworm(-backports); 7.x: trixie-backports or sid,
 # built in a debootstrapped trixie root (its headers need gcc-14).  Guest
-# kernels are unpacked, never installed.  Progress goes to stderr.
+# kernels are unpacked, never installed.  Progress goes to stderr.  The
+# debug kernel is built by tools/debug-kernel.sh into the same cache, with
+# its build tree as its kdir.
 set -euo pipefail
 
 CACHE=${CCACHE_DEV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ccache-dev}
@@ -84,6 +87,7 @@ suite_of() { apt-cache madison "$1" | awk 'NR == 1 { s = $(NF - 2); sub("/.*", "
 
 resolve() { # SERIES
 	local re=${1//./\\.}\\. names avail rel
+	[[ $1 != 6.1-debug ]] || exec "$(dirname "$0")/debug-kernel.sh" --release
 	[[ $1 =~ ^(6\.1|6\.12|7)$ ]] || die "unknown series '$1' (expected 6.1, 6.12 or 7)"
 	ensure_suites "$1"
 	# Plain amd64 flavour only (not rt/cloud); both headers and image needed.
@@ -217,9 +221,10 @@ fetch() { # SERIES
 }
 
 kdir() { # RELEASE
-	local d=/usr/src/linux-headers-$1
+	local d=/usr/src/linux-headers-$1 built=$CACHE/kernels/$1
 	needs_root "$1" && d=$ROOT$d
-	[[ -f $d/Makefile ]] || die "no headers for $1 at $d: run 'kernels.sh fetch SERIES' first"
+	[[ ! -f $built/.complete || ! -f $built/build/Makefile ]] || d=$built/build
+	[[ -f $d/Makefile ]] || die "no headers for $1 at $d: run 'kernels.sh fetch SERIES' (tools/debug-kernel.sh for 6.1-debug) first"
 	echo "$d"
 }
 
@@ -248,7 +253,7 @@ kbuild() { # RELEASE SRCDIR [make args...]
 
 guest() { # RELEASE
 	local dir=$CACHE/kernels/$1
-	[[ -f $dir/.complete ]] || die "guest kernel $1 not fetched: run 'kernels.sh fetch SERIES' first"
+	[[ -f $dir/.complete ]] || die "guest kernel $1 not fetched: run 'kernels.sh fetch SERIES' (tools/debug-kernel.sh for 6.1-debug) first"
 	echo "$dir"
 }
 

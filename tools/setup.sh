@@ -18,7 +18,8 @@ packages=(
 	qemu-system-x86 busybox-static cpio kmod	# guests
 	e2fsprogs xfsprogs	# their filesystems
 	xz-utils zstd debootstrap	# kernels.sh
-	linux-source-6.1	# checkpatch.pl, kselftest.h
+	linux-source-6.1	# checkpatch.pl, kselftest.h, tools/debug-kernel.sh
+	bison flex libelf-dev libssl-dev	# tools/debug-kernel.sh's build
 	shellcheck python3
 	dkms	# selftests/host/dkms.sh (the package needs only dpkg-deb)
 	linux-perf	# selftests/walkthrough.sh: bookworm's perf 6.1, /usr/bin/perf

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # The guest harness reports what really happened in the guest: a pass as a
-# pass, a skip as a skip, and a failing test, a kernel oops, a panic, a hang
-# and a kernel BUG/WARNING line as failures with the reason.
+# pass, a skip as a skip, and a failing test, a kernel oops, a panic, a hang,
+# a kernel BUG/WARNING line and (on a kernel with kmemleak) a leak by a
+# module of ours as failures with the reason.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 # shellcheck source=selftests/lib/tap.sh
@@ -27,4 +28,11 @@ expect panic 1 'without the end marker'
 expect hang 1 'timed out after 15s'
 expect oops 1 'without the end marker'
 expect warn 1 'kernel reported a bug'
+# a leak, where kmemleak can see it
+guest=$(../tools/kernels.sh guest "${CCACHE_KVER:-$(../tools/kernels.sh resolve 6.1)}")
+if grep -qs '^CONFIG_DEBUG_KMEMLEAK=y' "$guest"/boot/config-*; then
+	expect leak 1 'kmemleak-check: 1 leaked'
+else
+	expect leak 4 ''
+fi
 tap_done

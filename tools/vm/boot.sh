@@ -23,8 +23,10 @@
 #
 # Exit status: 0 passed, 4 skipped, 1 failed.  A run fails when the guest
 # never prints the end marker (panic, oops, hang until the timeout), when
-# the test exits non-zero, or when the kernel logged a BUG, oops or WARNING;
-# the reason and the tail of the console go to stderr.
+# the test exits non-zero, or when the kernel logged a BUG, oops or WARNING
+# (KASAN, lockdep and the other checkers of a debug kernel report so) or
+# kmemleak found objects ccache leaked (tools/vm/init); the reason and the
+# tail of the console go to stderr.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -169,7 +171,14 @@ if [[ -z $rc ]]; then
 	[[ $status == 124 || $status == 137 ]] && fail "guest timed out after ${timeout}s"
 	fail "guest stopped without the end marker: crash or panic"
 fi
-if grep -Eq '^\[ *[0-9.]+\] (BUG:|WARNING:|Oops|Kernel panic|general protection)' "$log"; then
+# What the kernel reports: BUG: (KASAN's "BUG: KASAN:", "BUG: sleeping
+# function called from invalid context"), WARNING: (lockdep's "possible
+# circular locking dependency", "inconsistent lock state", DEBUG_LIST's
+# corruption warnings), oopses, panics, and on a kernel with kmemleak
+# /init's count of objects ccache leaked.
+reports='BUG:|WARNING:|Oops|Kernel panic|general protection|list_[a-z_]+ corruption'
+reports+='|kmemleak-check: ([1-9]|no scan)'
+if grep -Eq "^\[ *[0-9.]+\] ($reports)" "$log"; then
 	fail "kernel reported a bug"
 fi
 case $rc in
