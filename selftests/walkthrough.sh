@@ -12,7 +12,7 @@
 # not provide (/selftests/.prep/PIECE.skip) makes its checks skips with
 # the reason, and the whole test a skip (exit 4) unless a check failed:
 # never a pass.
-# VM: mem=320 cpus=2 disk=ext4:512M timeout=300 prepare=prep/walkthrough.sh
+# VM: mem=320 cpus=2 disk=ext4:512M timeout=400 prepare=prep/walkthrough.sh
 # shellcheck source=selftests/lib/tap.sh
 . ./lib/tap.sh
 # shellcheck source=selftests/progs/cctest.sh
@@ -50,6 +50,12 @@ has() {
 	printf '%s\n' "$out" | grep -Eq "$1"
 }
 
+# conf_has KNOB=VALUE: an options line of $conf sets it
+# shellcheck disable=SC2317 # called through check
+conf_has() {
+	grep '^options ccache ' "$conf" | tr ' ' '\n' | grep -qx "$1"
+}
+
 # lines FILE: how many lines FILE has
 lines() {
 	wc -l < "$1" 2>/dev/null || echo 0
@@ -79,17 +85,19 @@ echo "# modprobe ccache loads $ko"
 if [ $packaged = 1 ]; then
 	check "modprobe finds DKMS's module" \
 		sh -c "echo '$ko' | grep -q '^/lib/modules/$rel/updates/dkms/ccache.ko'"
-	# uncomment and edit the first options line, as the file says
-	was='#options ccache enabled=Y compressor=lzo max_pool_percent=20 '
-	now='options ccache enabled=Y compressor=lz4 max_pool_percent=40 '
-	sed -i "s/^$was/$now/" $conf
+	# uncomment and edit the options line of those knobs, as the file says
+	sed -i '/^#options ccache .*compressor=/{
+		s/^#//
+		s/compressor=[^ ]*/compressor=lz4/
+		s/max_pool_percent=[^ ]*/max_pool_percent=40/
+	}' $conf
 else
 	skip_checks package "modprobe finds DKMS's module"
 	echo "options ccache compressor=lz4 max_pool_percent=40" > $conf
 fi
 grep -v '^#' $conf | sed 's/^/# /'
-check "$conf sets compressor=lz4 max_pool_percent=40" \
-	grep -q '^options ccache .*compressor=lz4 max_pool_percent=40' $conf
+check "$conf sets compressor=lz4" conf_has compressor=lz4
+check "$conf sets max_pool_percent=40" conf_has max_pool_percent=40
 # at boot: /etc/modules-load.d, whose modules systemd-modules-load
 # loads with modprobe
 ex=/usr/share/doc/ccache-dkms/examples/modules-load.d/ccache.conf
