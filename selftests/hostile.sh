@@ -138,5 +138,5 @@ else
 fi
 check "the module still works: rmmod ccache" /sbin/rmmod ccache
 echo "# hostile input: $tried writes tried, $refused refused"
-echo "HOSTILE tried=$tried refused=$refused"
+echo "SUMMARY hostile_writes=$tried hostile_refused=$refused"
 tap_done

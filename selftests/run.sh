@@ -69,8 +69,8 @@ run_one() {
 	case $t in
 	host/*) "./$t" > "$results/$1.out" 2>&1 || status=$? ;;
 	*) CCACHE_MODOPTS=${opts[$1]} CCACHE_PRELOAD=${pre[$1]} \
-		../tools/vm/boot.sh -k "$release" "$t" > "$results/$1.out" 2>&1 ||
-		status=$? ;;
+		../tools/vm/boot.sh -k "$release" -o "$results/$1.console" "$t" \
+		> "$results/$1.out" 2>&1 || status=$? ;;
 	esac
 	echo "$label" > "$results/$1.label"
 	echo "$status" > "$results/$1.status"
@@ -102,6 +102,56 @@ for i in $order; do
 done
 wait
 
+# summary_table: what the tests that print "SUMMARY key=value..." lines
+# (cc_summary) ran, one row each and the totals: operations, ccache hits,
+# data mismatches, kernel reports (BUG, oops, WARNING: boot.sh's verdict),
+# leaks (kmemleak's count, on a kernel that has it); hostile input's
+# writes tried and refused
+summary_table() {
+	local i
+	for i in "${!tests[@]}"; do
+		[[ -f $results/$i.console ]] || continue
+		printf '%s\t%s\t%s\t' "${tests[$i]}$(cat "$results/$i.label")" \
+			"$(grep -c 'kernel reported a bug' "$results/$i.out")" \
+			"$(sed -n 's/.*kmemleak-check: \([0-9]*\).*/\1/p' "$results/$i.console" | tail -n 1)"
+		tr -d '\r' < "$results/$i.console" | sed -n 's/^SUMMARY //p' | tr '\n' ' '
+		echo
+	done | awk -F'\t' '
+		function val(k,   i, kv) {
+			for (i = 1; i <= n; i++) {
+				split(f[i], kv, "=")
+				if (kv[1] == k)
+					return kv[2]
+			}
+			return ""
+		}
+		{
+			n = split($4, f, " ")
+			if (val("hostile_writes") != "") {
+				hw += val("hostile_writes"); hr += val("hostile_refused")
+			}
+			if (val("ops") == "")
+				next
+			if (!rows++)
+				printf "%-40s %10s %10s %10s %7s %6s\n", "test", "ops",
+					"hits", "mismatches", "oopses", "leaks"
+			leaks = $3 == "" ? "-" : $3
+			printf "%-40s %10d %10d %10d %7d %6s\n", $1, val("ops"),
+				val("hits"), val("mismatches"), $2, leaks
+			ops += val("ops"); hits += val("hits")
+			bad += val("mismatches"); oops += $2
+			if ($3 != "") { lk += $3; haveleaks = 1 }
+		}
+		END {
+			if (rows)
+				printf "%-40s %10d %10d %10d %7d %6s\n", "total", ops,
+					hits, bad, oops, haveleaks ? lk : "-"
+			if (hw)
+				printf "hostile input: %d writes tried, %d refused\n", hw, hr
+		}'
+}
+
+summary_table
 passed=0 failed=0 skipped=0
 for i in "${!tests[@]}"; do
 	case $(cat "$results/$i.status") in

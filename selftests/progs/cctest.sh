@@ -133,6 +133,13 @@ check_le() {
 	[ "$2" -le "$3" ] 2>/dev/null || echo "#   got $2, wanted at most $3"
 }
 
+# cc_summary KEY=VALUE...: one line for the full run's summary table
+# (run.sh): ops (operations the test ran), hits (ccache hits during them),
+# mismatches (data checks that failed), or the test's own keys
+cc_summary() {
+	echo "SUMMARY $*"
+}
+
 # cc_evict FILE...: push the files out of the page cache through memory
 # reclaim; a check, with ccfile's summary as a comment
 cc_evict() {

@@ -63,11 +63,16 @@ fio_check() {
 	shift
 	$FIO --output=/tmp/fio.out "$@" > /dev/null 2> /tmp/fio.err
 	st=$?
+	[ $st -eq 0 ] || fio_bad=$((fio_bad + 1))
+	# "issued rwts: total=READS,WRITES,TRIMS,SYNCS" per job
+	fio_ops=$((fio_ops + $(sed -n 's/.*issued rwts: total=\([0-9]*\),\([0-9]*\),.*/\1 \2/p' \
+		/tmp/fio.out | awk '{ n += $1 + $2 } END { print n + 0 }')))
 	tap_result $st "$desc"
 	[ $st -eq 0 ] || cat /tmp/fio.err /tmp/fio.out |
 		grep -iE 'err|verify|crc|bad|mismatch' | head -n 20 | sed 's/^/#   /'
 }
 
+fio_ops=0 fio_bad=0
 # shellcheck disable=SC2119 # no module parameters
 cc_start
 fio_check "$FS: fio writes 2 x 24 MiB with crc32c headers" --do_verify=0 /tmp/fio.job
@@ -89,5 +94,6 @@ kill $pressure 2>/dev/null
 wait $pressure 2>/dev/null
 cc_show "at the end"
 cc_check_no_oom
+cc_summary ops=$fio_ops hits="$(cc_stat hits)" mismatches=$fio_bad
 check "rmmod ccache" /sbin/rmmod ccache
 tap_done

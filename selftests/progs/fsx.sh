@@ -61,21 +61,24 @@ done
 while [ $n -eq 0 ] || kill -0 "$fsx1" 2>/dev/null || kill -0 "$fsx2" 2>/dev/null; do
 	n=$((n + 1))
 	"$CCFILE" churn -t $churn_s -s $((n * 7907)) "$dir/churn" \
-		> /tmp/churn.log 2>&1 || exit 1
+		>> /tmp/churn.log 2>&1 || exit 1
 done
 echo "$n rounds" >> /tmp/churn.log) &
 churn=$!
 
+bad=0
 # shellcheck disable=SC2154 # set by the eval
 for i in 1 2; do
 	eval "pid=\$fsx$i"
 	wait "$pid"
 	st=$?
+	[ $st -eq 0 ] || bad=$((bad + 1))
 	tap_result $st "$FS: fsx $i ($ops operations, seed $((i * 7919))) matched its model"
 	[ $st -eq 0 ] || tail -n 30 "/tmp/fsx$i.log" | sed 's/^/#   /'
 done
 wait $churn
 st=$?
+[ $st -eq 0 ] || bad=$((bad + 1))
 tap_result $st "$FS: ccfile churn (compressible data) matched its model"
 sed 's/^/# /' /tmp/churn.log | tail -n 40
 check "memory pressure ran to the end of the run" kill $pressure
@@ -113,6 +116,8 @@ check_gt "reads were served by ccache (hits)" "$(cc_delta run hits)" 0
 check_gt "fsx's random data was refused (reject_poor_compression)" \
 	"$(cc_delta run reject_poor_compression)" 0
 cc_check_no_oom
+churn_ops=$(awk '/ operations, / { n += $3 } END { print n + 0 }' /tmp/churn.log)
+cc_summary ops=$((2 * ops + churn_ops)) hits="$(cc_stat hits)" mismatches=$bad
 check "rmmod ccache" /sbin/rmmod ccache
 run_check "$FS: the churn file matches its model after rmmod" \
 	"$CCFILE" verify -m all "$dir/churn"

@@ -63,7 +63,7 @@ reader() {
 	set -- read readahead sendfile mmap
 	while [ ! -e $stop ]; do
 		"$CCFILE" verify -m "$1" $readers > /tmp/reader.out 2>&1 ||
-			cat /tmp/reader.out >> $fails
+			{ cat /tmp/reader.out >> $fails; echo >> $fails.n; }
 		set -- "$2" "$3" "$4" "$1"
 	done
 }
@@ -74,7 +74,7 @@ writer() {
 	while [ ! -e $stop ]; do
 		n=$((n + 1))
 		"$CCFILE" churn -t 3 -s $((n * 104729)) "$1" > "$1.out" 2>&1 ||
-			cat "$1.out" >> $fails
+			{ cat "$1.out" >> $fails; echo >> $fails.n; }
 	done
 }
 
@@ -115,7 +115,7 @@ slab0=$(meminfo Slab)
 echo "# baseline: MemFree $free0 kB, Slab $slab0 kB"
 
 # the load runs niced, so loading and unloading keep their pace
-rm -f $stop $fails
+rm -f $stop $fails $fails.n
 renice -n 10 $$ > /dev/null
 reader &
 for f in $writers; do
@@ -192,4 +192,5 @@ slab1=$(meminfo Slab)
 echo "# at the end: MemFree $free1 kB, Slab $slab1 kB"
 check_le "Slab within 4 MiB of its starting level" "$slab1" $((slab0 + 4096))
 check_gt "MemFree within 8 MiB of its starting level" "$free1" $((free0 - 8192))
+cc_summary ops=$cycles hits=$hits mismatches="$(cat $fails.n 2>/dev/null | wc -l)"
 tap_done
