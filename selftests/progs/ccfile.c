@@ -36,9 +36,10 @@ static const char usage[] =
 "  unlink FILE\n"
 "  verify [-m HOW] FILE...               HOW: read (default), readahead, sendfile,\n"
 "                                        mmap, direct, all\n"
-"  evict [-t SECS] [-a ROUNDS] [-f MIB] [-q] FILE...  memory pressure until no\n"
-"                                        page of the files is cached (exit 2 if\n"
-"                                        some stay; default 60 s, 10 rounds)\n"
+"  evict [-t SECS] [-a ROUNDS] [-f MIB] [-l PCT] [-q] FILE...  memory pressure\n"
+"                                        until no page of the files is cached\n"
+"                                        (exit 2 if more than PCT%, default 1,\n"
+"                                        stay; default 60 s, 10 rounds)\n"
 "  resident FILE...                      pages in the page cache (mincore)\n"
 "  pressure [-t SECS] [-x MIB] [-f MIB]  waves of pressure for SECS seconds\n"
 "  hog [-t SECS] MIB                     take MIB of memory whatever it costs,\n"
@@ -62,6 +63,7 @@ struct opts {
 	unsigned long long floor_mib;
 	unsigned long long max_mib;
 	unsigned long long max_ops;
+	int leave_pct;
 	int quiet;
 };
 
@@ -390,7 +392,7 @@ int main(int argc, char **argv)
 {
 	struct opts o = {
 		.kind = KIND_TEXT, .how = "read", .seconds = 60, .attempts = 10,
-		.floor_mib = 16, .max_mib = ~0ULL >> 21,
+		.floor_mib = 16, .max_mib = ~0ULL >> 21, .leave_pct = 1,
 	};
 	const char *cmd;
 	struct model m;
@@ -403,7 +405,7 @@ int main(int argc, char **argv)
 	cmd = argv[1];
 	argc--;
 	argv++;
-	while ((c = getopt(argc, argv, "rds:m:t:a:f:x:n:q")) != -1) {
+	while ((c = getopt(argc, argv, "rds:m:t:a:f:x:n:l:q")) != -1) {
 		switch (c) {
 		case 'r':
 			o.kind = KIND_RAND;
@@ -433,6 +435,9 @@ int main(int argc, char **argv)
 		case 'n':
 			o.max_ops = parse_size(optarg);
 			break;
+		case 'l':
+			o.leave_pct = parse_size(optarg);
+			break;
 		case 'q':
 			o.quiet = 1;
 			break;
@@ -453,7 +458,7 @@ int main(int argc, char **argv)
 		return argc ? cmd_verify(argv, argc, o.how) : 2;
 	if (!strcmp(cmd, "evict"))
 		return argc ? evict_files(argv, argc, o.seconds, o.attempts,
-					  o.floor_mib, o.quiet) : 2;
+					  o.floor_mib, o.leave_pct, o.quiet) : 2;
 	if (!strcmp(cmd, "resident"))
 		return argc ? cmd_resident(argv, argc) : 2;
 	if (!strcmp(cmd, "pressure")) {

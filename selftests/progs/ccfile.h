@@ -79,7 +79,7 @@ int verify_file(const char *file, const struct model *m, const char *how);
 
 /* pressure.c */
 int evict_files(char **files, int nfiles, int seconds, int attempts,
-		unsigned long long floor_mib, int quiet);
+		unsigned long long floor_mib, int leave_pct, int quiet);
 int pressure_run(int seconds, unsigned long long max_mib,
 		 unsigned long long floor_mib);
 int hog_run(unsigned long long mib, int seconds);

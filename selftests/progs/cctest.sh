@@ -140,12 +140,15 @@ cc_summary() {
 	echo "SUMMARY $*"
 }
 
-# cc_evict FILE...: push the files out of the page cache through memory
-# reclaim; a check, with ccfile's summary as a comment
+# cc_evict [-l PCT] FILE...: push the files out of the page cache through
+# memory reclaim, all but PCT% of their pages (default 1); a check, with
+# ccfile's summary as a comment
 cc_evict() {
+	leave=1
+	[ "$1" != -l ] || { leave=$2; shift 2; }
 	# 60 s: a guest on a loaded host runs several times slower (fio's
 	# files needed more than 30 s on 6.12 beside other guests)
-	out=$("$CCFILE" evict -t 60 "$@" 2>&1)
+	out=$("$CCFILE" evict -t 60 -l "$leave" "$@" 2>&1)
 	st=$?
 	tap_result $st "evicted $# files by memory pressure"
 	printf '%s\n' "$out" | sed 's/^/# /'

@@ -77,8 +77,12 @@ fio_ops=0 fio_bad=0
 cc_start
 fio_check "$FS: fio writes 2 x 24 MiB with crc32c headers" --do_verify=0 /tmp/fio.job
 cc_snap evict
+# On 6.12 (multi-gen LRU) 2-4% of one file written at random often stays:
+# pages in ZONE_DMA and, on xfs, large folios that neither pressure,
+# MADV_PAGEOUT nor memory.reclaim take (ccfile evict prints their flags).
+# The check below that fio's reads were served is what matters.
 # shellcheck disable=SC2046 # fio's file names have no spaces
-cc_evict $(ls "$dir"/*)
+cc_evict -l 5 $(ls "$dir"/*)
 check_gt "captures while evicting" "$(cc_delta evict captures)" 0
 cc_snap verify
 fio_check "$FS: fio verifies every block, read back after eviction" \
