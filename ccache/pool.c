@@ -293,8 +293,9 @@ static unsigned long ccache_shrink_scan(struct shrinker *s,
  * something.  A cache must never cost a process its life, yet the
  * shrinker can decline until then (the file LRU share above counts pages
  * that reclaim could not take: the OOM killer fired on 6.12 with 14 MB
- * of hot file pages left).  So every entry goes, a batch at a time to
- * keep interrupts on in between; marks on files stay.
+ * of hot file pages left).  So every entry goes, second chances or not,
+ * a batch at a time (at most 4 * CCACHE_OOM_BATCH looked at under the
+ * lock) to keep interrupts on in between; marks on files stay.
  */
 #define CCACHE_OOM_BATCH 256
 
@@ -307,7 +308,8 @@ static int ccache_oom_notify(struct notifier_block *nb, unsigned long unused,
 
 	/* no further than the entries there are now: captures go on */
 	do {
-		n = ccache_lru_evict(CCACHE_OOM_BATCH, ULONG_MAX, &looked, true);
+		n = ccache_lru_evict(CCACHE_OOM_BATCH, 4 * CCACHE_OOM_BATCH,
+				     &looked, true);
 		total += n;
 		cond_resched();
 	} while (looked && total < left);
