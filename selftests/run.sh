@@ -133,10 +133,10 @@ summary_table() {
 			if (val("ops") == "")
 				next
 			if (!rows++)
-				printf "%-40s %10s %10s %10s %7s %6s\n", "test", "ops",
+				printf "%-56s %8s %8s %10s %6s %5s\n", "test", "ops",
 					"hits", "mismatches", "oopses", "leaks"
 			leaks = $3 == "" ? "-" : $3
-			printf "%-40s %10d %10d %10d %7d %6s\n", $1, val("ops"),
+			printf "%-56s %8d %8d %10d %6d %5s\n", $1, val("ops"),
 				val("hits"), val("mismatches"), $2, leaks
 			ops += val("ops"); hits += val("hits")
 			bad += val("mismatches"); oops += $2
@@ -144,7 +144,7 @@ summary_table() {
 		}
 		END {
 			if (rows)
-				printf "%-40s %10d %10d %10d %7d %6s\n", "total", ops,
+				printf "%-56s %8d %8d %10d %6d %5s\n", "total", ops,
 					hits, bad, oops, haveleaks ? lk : "-"
 			if (hw)
 				printf "hostile input: %d writes tried, %d refused\n", hw, hr
