@@ -151,6 +151,16 @@ summary_table() {
 		}'
 }
 
+# keep_console INDEX: a failed guest's whole console outlives the run (the
+# output above has only its tail; an oops starts further up)
+keep_console() {
+	local dir=${XDG_CACHE_HOME:-$HOME/.cache}/ccache-dev/failed name
+	[[ -f $results/$1.console ]] || return 0
+	name=$(date +%Y%m%d-%H%M%S)-$release-$(basename "${tests[$1]}" .sh)-$1.log
+	mkdir -p "$dir" && cp "$results/$1.console" "$dir/$name" &&
+		echo "  (whole console: $dir/$name)"
+}
+
 summary_table
 passed=0 failed=0 skipped=0
 for i in "${!tests[@]}"; do
@@ -161,6 +171,7 @@ for i in "${!tests[@]}"; do
 		failed=$((failed + 1))
 		echo "---- ${tests[$i]}$(cat "$results/$i.label") failed:"
 		sed 's/^/  /' "$results/$i.out"
+		keep_console "$i"
 		;;
 	esac
 done
