@@ -52,13 +52,8 @@ cc_start
 dir=/mnt/d0/ctl
 mkdir -p "$dir"
 files="$dir/f1 $dir/f2 $dir/f3 $dir/f4"
-# shellcheck disable=SC2317 # called through run_check
-create_all() {
-	for f in $files; do
-		"$CCFILE" create "$f" 8M || return 1
-	done
-}
-run_check "create 4 x 8 MiB of compressible data" create_all
+# shellcheck disable=SC2086 # a list of paths without spaces
+run_check "create 4 x 8 MiB of compressible data" cc_create 8M $files
 check "empty page cache and store" cc_empty_store
 # shellcheck disable=SC2086 # a list of paths without spaces
 run_check "cold pass matches the model" "$CCFILE" verify -m read $files

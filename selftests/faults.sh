@@ -66,13 +66,8 @@ check_fails "an unknown site is refused" sh -c "echo entry,nosuch > $P/fault_inj
 check_eq "and the list stays" "$(cat $P/fault_inject)" "entry,pool"
 echo none > $P/fault_inject
 mkdir -p "$dir"
-files=''
-ok=0
-for i in 1 2 3; do
-	"$CCFILE" create "$dir/f$i" 8M || ok=1
-	files="$files $dir/f$i"
-done
-check_eq "create 3 compressible files of 8 MiB" $ok 0
+files="$dir/f1 $dir/f2 $dir/f3"
+run_check "create 3 compressible files of 8 MiB" cc_create 8M $files
 cycle "no fault"
 check_gt "hits without faults" "$(cc_stat hits)" 0
 

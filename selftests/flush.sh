@@ -29,13 +29,8 @@ check "the flush file exists" test -f $F
 check_eq "its mode is 0200" "$(stat -c %a $F)" 200
 check_fails "reading it fails" cat $F
 mkdir -p "$dir"
-# shellcheck disable=SC2317 # called through run_check
-create_all() {
-	for f in $files; do
-		"$CCFILE" create "$f" 8M || return 1
-	done
-}
-run_check "create 3 x 8 MiB of compressible data" create_all
+# shellcheck disable=SC2086 # a list of paths without spaces
+run_check "create 3 x 8 MiB of compressible data" cc_create 8M $files
 check "empty page cache and store" cc_empty_store
 # shellcheck disable=SC2086 # a list of paths without spaces
 run_check "cold pass matches the model" "$CCFILE" verify $files

@@ -128,13 +128,8 @@ check "ccachectl status shows lz4" has '^lz4 +cpu '
 # ---- a workload: a file set read, pushed out by memory pressure ----
 check "the store is empty" cc_empty_store
 mkdir -p $dir
-# shellcheck disable=SC2317 # called through run_check
-create_all() {
-	for f in $files; do
-		"$CCFILE" create "$f" 8M || return 1
-	done
-}
-run_check "create 4 x 8 MiB of compressible data" create_all
+# shellcheck disable=SC2086 # a list of paths without spaces
+run_check "create 4 x 8 MiB of compressible data" cc_create 8M $files
 check "empty page cache and store" cc_empty_store
 # shellcheck disable=SC2086 # a list of paths without spaces
 run_check "cold pass matches the model" "$CCFILE" verify $files

@@ -23,13 +23,9 @@ meminfo_kib() {
 
 cc_start max_pool_percent=60
 mkdir -p "$dir"
-files=''
-ok=0
-for i in 1 2 3 4 5; do
-	"$CCFILE" create "$dir/f$i" 48M || ok=1
-	files="$files $dir/f$i"
-done
-check_eq "create 5 compressible files of 48 MiB" $ok 0
+files="$dir/f1 $dir/f2 $dir/f3 $dir/f4 $dir/f5"
+# shellcheck disable=SC2086 # $files: paths without spaces
+run_check "create 5 compressible files of 48 MiB" cc_create 48M $files
 
 "$CCFILE" create "$dir/hot" 24M
 

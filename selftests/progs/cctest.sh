@@ -133,6 +133,16 @@ check_le() {
 	[ "$2" -le "$3" ] 2>/dev/null || echo "#   got $2, wanted at most $3"
 }
 
+# cc_create SIZE FILE...: each FILE with SIZE bytes of fresh compressible
+# data (a model each); false at the first that fails
+cc_create() {
+	_cc_size=$1
+	shift
+	for _cc_f in "$@"; do
+		"$CCFILE" create "$_cc_f" "$_cc_size" || return 1
+	done
+}
+
 # cc_summary KEY=VALUE...: one line for the full run's summary table
 # (run.sh): ops (operations the test ran), hits (ccache hits during them),
 # mismatches (data checks that failed), or the test's own keys
