@@ -22,11 +22,6 @@ dir=/mnt/d0/faults
 P=/sys/module/ccache/parameters
 [ -d /mnt/d0 ] || tap_skip_all "no data disk at /mnt/d0"
 
-# meminfo_kib KEY: one /proc/meminfo value, in KiB
-meminfo_kib() {
-	awk -v key="$1:" '$1 == key { print $2 }' /proc/meminfo
-}
-
 # cycle LABEL: change the files, evict them, read them back both ways
 cycle() {
 	ok=0
@@ -53,11 +48,7 @@ site() {
 		"$(cc_delta "$1" "$2")" 0
 }
 
-sync
-echo 3 > /proc/sys/vm/drop_caches
-slab0=$(meminfo_kib Slab)
-free0=$(meminfo_kib MemFree)
-echo "# baseline: MemFree $free0 kB, Slab $slab0 kB"
+cc_mem_baseline
 
 cc_start
 check "a test-only knob takes a list of sites" sh -c "echo entry,pool > $P/fault_inject"
@@ -119,11 +110,5 @@ echo none > $P/fault_inject
 cc_show "at the end"
 check "rmmod ccache" /sbin/rmmod ccache
 
-sync
-echo 3 > /proc/sys/vm/drop_caches
-slab=$(meminfo_kib Slab)
-free=$(meminfo_kib MemFree)
-echo "# after unload: MemFree $free kB, Slab $slab kB"
-check_le "Slab within 4 MiB of its starting level" "$slab" $((slab0 + 4096))
-check_gt "MemFree within 8 MiB of its starting level" "$free" $((free0 - 8192))
+cc_mem_back
 tap_done

@@ -15,12 +15,6 @@
 dir=/mnt/d0/yield
 [ -d /mnt/d0 ] || tap_skip_all "no data disk at /mnt/d0"
 
-# meminfo_kib KEY...: the sum of /proc/meminfo's KEY lines, in KiB
-meminfo_kib() {
-	awk -v keys=" $* " 'index(keys, " " substr($1, 1, length($1) - 1) " ") {
-		n += $2 } END { print n + 0 }' /proc/meminfo
-}
-
 cc_start max_pool_percent=60
 mkdir -p "$dir"
 files="$dir/f1 $dir/f2 $dir/f3 $dir/f4 $dir/f5"

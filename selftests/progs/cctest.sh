@@ -133,6 +133,40 @@ check_le() {
 	[ "$2" -le "$3" ] 2>/dev/null || echo "#   got $2, wanted at most $3"
 }
 
+# meminfo_kib KEY...: the sum of /proc/meminfo's KEY lines, in KiB
+meminfo_kib() {
+	awk -v keys=" $* " 'index(keys, " " substr($1, 1, length($1) - 1) " ") {
+		n += $2 } END { print n + 0 }' /proc/meminfo
+}
+
+# cc_mem_settle: write back, drop the caches, let freed memory come home
+cc_mem_settle() {
+	sync
+	echo 3 > /proc/sys/vm/drop_caches
+	sleep 1
+}
+
+# cc_mem_baseline: remember MemFree and Slab once settled, for cc_mem_back
+cc_mem_baseline() {
+	cc_mem_settle
+	cc_free0=$(meminfo_kib MemFree)
+	cc_slab0=$(meminfo_kib Slab)
+	echo "# baseline: MemFree $cc_free0 kB, Slab $cc_slab0 kB"
+}
+
+# cc_mem_back: two checks, once settled: Slab within 4 MiB and MemFree
+# within 8 MiB of what cc_mem_baseline saw (nothing leaked)
+cc_mem_back() {
+	cc_mem_settle
+	_cc_free=$(meminfo_kib MemFree)
+	_cc_slab=$(meminfo_kib Slab)
+	echo "# at the end: MemFree $_cc_free kB, Slab $_cc_slab kB"
+	check_le "Slab within 4 MiB of its starting level" "$_cc_slab" \
+		$((cc_slab0 + 4096))
+	check_gt "MemFree within 8 MiB of its starting level" "$_cc_free" \
+		$((cc_free0 - 8192))
+}
+
 # cc_create SIZE FILE...: each FILE with SIZE bytes of fresh compressible
 # data (a model each); false at the first that fails
 cc_create() {

@@ -47,17 +47,6 @@ retune() {
 		retuned=$((retuned + 1))
 }
 
-meminfo() {
-	awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo
-}
-
-# settle: write back, drop caches and let freed memory come home
-settle() {
-	sync
-	echo 3 > /proc/sys/vm/drop_caches
-	sleep 1
-}
-
 # shellcheck disable=SC2317 # run in the background
 reader() {
 	set -- read readahead sendfile mmap
@@ -109,10 +98,7 @@ echo "# compressors: $compressors"
 for c in $compressors; do
 	/sbin/modprobe ccache compressor=$c && /sbin/rmmod ccache
 done
-settle
-free0=$(meminfo MemFree)
-slab0=$(meminfo Slab)
-echo "# baseline: MemFree $free0 kB, Slab $slab0 kB"
+cc_mem_baseline
 
 # the load runs niced, so loading and unloading keep their pace
 rm -f $stop $fails $fails.n
@@ -186,11 +172,6 @@ run_check "every file matches its model at the end (read)" \
 	"$CCFILE" verify -m read $readers $writers
 run_check "and on disk (O_DIRECT)" "$CCFILE" verify -m direct $readers $writers
 
-settle
-free1=$(meminfo MemFree)
-slab1=$(meminfo Slab)
-echo "# at the end: MemFree $free1 kB, Slab $slab1 kB"
-check_le "Slab within 4 MiB of its starting level" "$slab1" $((slab0 + 4096))
-check_gt "MemFree within 8 MiB of its starting level" "$free1" $((free0 - 8192))
+cc_mem_back
 cc_summary ops=$cycles hits=$hits mismatches="$(cat $fails.n 2>/dev/null | wc -l)"
 tap_done
