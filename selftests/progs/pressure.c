@@ -338,8 +338,8 @@ static unsigned long long proc_word(const char *path, unsigned long long index)
 
 /*
  * Why did pages stay?  For the first few cached pages of @t: the page
- * frame (pagemap; root only), its reference count (a page cache page
- * mapped once has 2: more means someone holds it) and its flags (bits of
+ * frame (pagemap; root only), how many mappings it has (/proc/kpagecount:
+ * 1 is this process's own, touched here) and its flags (bits of
  * Documentation/admin-guide/mm/pagemap.rst: 2 referenced, 4 dirty, 5 lru,
  * 6 active, 8 writeback, 11 mmap, 15/16 compound head/tail, 18
  * unevictable).
@@ -360,7 +360,7 @@ static void explain_resident(struct target *t)
 		if (!(pm & (1ULL << 63)))	/* not present */
 			continue;
 		pfn = pm & ((1ULL << 55) - 1);
-		printf("evict: %s page %llu: pfn %llu, count %llu, flags 0x%llx\n",
+		printf("evict: %s page %llu: pfn %llu, mapcount %llu, flags 0x%llx\n",
 		       t->file, i, pfn, proc_word("/proc/kpagecount", pfn),
 		       proc_word("/proc/kpageflags", pfn));
 		shown++;
