@@ -521,10 +521,11 @@ int evict_files(char **files, int nfiles, int seconds, int attempts,
 			resident = all_resident(t, nfiles);
 		}
 	}
-	if (!quiet || resident)
-		printf("evict: %lld/%lld pages cached, %d rounds, %llu MiB, %d disk, %llu ms (%llu paced)\n",
-		       resident, total, rounds, peak >> 20, streamed,
-		       now_ms() - start, h->paced_ms);
+	if (!quiet || resident) {
+		printf("evict: %lld/%lld pages cached, %d rounds, %llu MiB, %d disk, ",
+		       resident, total, rounds, peak >> 20, streamed);
+		printf("%llu ms (%llu paced)\n", now_ms() - start, h->paced_ms);
+	}
 	for (i = 0; i < nfiles; i++) {
 		if (resident && target_resident(&t[i])) {
 			printf("evict: %s: %lld of %llu pages cached\n",
