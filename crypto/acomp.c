@@ -2,9 +2,14 @@
 /*
  * Compression through the kernel crypto API's acomp interface.
  *
- * Each algorithm in use gets a slot with one context per possible CPU (a
- * transform, a request, a wait), as zswap does; a mutex per context lets a
- * task that migrates keep using it.  Slots are never reused while the
+ * Each algorithm in use gets a slot with two sets of contexts, one
+ * context per possible CPU each (a transform, a request, a wait), as zswap
+ * has one set; a mutex per context lets a task that migrates keep using
+ * it.  One set compresses, one decompresses: compression runs in the
+ * offload threads at SCHED_IDLE (spu-offload/cpu.c), decompression in the
+ * task that reads, and a reader waiting for the mutex of a context that an
+ * idle-priority thread holds waits until that thread gets a CPU back from
+ * the busy server: a priority inversion.  Slots are never reused while the
  * module is loaded: every stored entry records its slot number, so an
  * entry written before a compressor switch is always decompressed by the
  * algorithm that wrote it.  Hardware drivers that complete asynchronously
@@ -35,9 +40,16 @@ struct ccache_comp_ctx {
 	struct crypto_wait wait;
 };
 
+/* The two directions, each with contexts of its own (see above). */
+enum ccache_comp_dir {
+	CCACHE_COMPRESS,
+	CCACHE_DECOMPRESS,
+	CCACHE_NR_DIRS
+};
+
 struct ccache_alg {
 	char name[CRYPTO_MAX_ALG_NAME];
-	struct ccache_comp_ctx __percpu *ctx;
+	struct ccache_comp_ctx __percpu *ctx[CCACHE_NR_DIRS];
 	int lib;			/* crypto/lib.c codec, or -1 */
 };
 
@@ -65,50 +77,74 @@ bool ccache_comp_available(const char *name)
 	return crypto_has_acomp(name, 0, 0);
 }
 
-static void ccache_alg_free(struct ccache_alg *alg)
+static void ccache_ctx_free(struct ccache_comp_ctx __percpu **pctx)
 {
 	struct ccache_comp_ctx *ctx;
 	int cpu;
 
-	if (!alg->ctx)
+	if (!*pctx)
 		return;
 	for_each_possible_cpu(cpu) {
-		ctx = per_cpu_ptr(alg->ctx, cpu);
+		ctx = per_cpu_ptr(*pctx, cpu);
 		if (ctx->req)
 			acomp_request_free(ctx->req);
 		if (!IS_ERR_OR_NULL(ctx->tfm))
 			crypto_free_acomp(ctx->tfm);
 	}
-	free_percpu(alg->ctx);
-	alg->ctx = NULL;
+	free_percpu(*pctx);
+	*pctx = NULL;
 }
 
-static int ccache_alg_setup(struct ccache_alg *alg, const char *name)
+/* One context of @name per possible CPU into *@pctx; freed on failure. */
+static int ccache_ctx_setup(struct ccache_comp_ctx __percpu **pctx,
+			    const char *name)
 {
 	struct ccache_comp_ctx *ctx;
 	int cpu;
 
-	alg->ctx = alloc_percpu(struct ccache_comp_ctx);
-	if (!alg->ctx)
+	*pctx = alloc_percpu(struct ccache_comp_ctx);
+	if (!*pctx)
 		return -ENOMEM;
 	for_each_possible_cpu(cpu) {
-		ctx = per_cpu_ptr(alg->ctx, cpu);
+		ctx = per_cpu_ptr(*pctx, cpu);
 		mutex_init(&ctx->lock);
 		ctx->tfm = crypto_alloc_acomp_node(name, 0, 0, cpu_to_node(cpu));
 		if (IS_ERR(ctx->tfm)) {
 			int err = PTR_ERR(ctx->tfm);
 
-			ccache_alg_free(alg);
+			ccache_ctx_free(pctx);
 			return err;
 		}
 		ctx->req = acomp_request_alloc(ctx->tfm);
 		if (!ctx->req) {
-			ccache_alg_free(alg);
+			ccache_ctx_free(pctx);
 			return -ENOMEM;
 		}
 		crypto_init_wait(&ctx->wait);
 		acomp_request_set_callback(ctx->req, CRYPTO_TFM_REQ_MAY_BACKLOG,
 					   crypto_req_done, &ctx->wait);
+	}
+	return 0;
+}
+
+static void ccache_alg_free(struct ccache_alg *alg)
+{
+	int dir;
+
+	for (dir = 0; dir < CCACHE_NR_DIRS; dir++)
+		ccache_ctx_free(&alg->ctx[dir]);
+}
+
+static int ccache_alg_setup(struct ccache_alg *alg, const char *name)
+{
+	int dir, err;
+
+	for (dir = 0; dir < CCACHE_NR_DIRS; dir++) {
+		err = ccache_ctx_setup(&alg->ctx[dir], name);
+		if (err) {
+			ccache_alg_free(alg);
+			return err;
+		}
 	}
 	strscpy(alg->name, name, sizeof(alg->name));
 	alg->lib = ccache_lib_codec(name);
@@ -154,17 +190,18 @@ out:
 }
 
 /* Run one request on this CPU's context of slot @id. */
-static int ccache_comp_run(int id, bool compress, struct scatterlist *src,
-			   unsigned int slen, struct scatterlist *dst,
-			   unsigned int *dlen)
+static int ccache_comp_run(int id, enum ccache_comp_dir dir,
+			   struct scatterlist *src, unsigned int slen,
+			   struct scatterlist *dst, unsigned int *dlen)
 {
-	struct ccache_comp_ctx *ctx = raw_cpu_ptr(ccache_algs[id].ctx);
+	struct ccache_comp_ctx *ctx = raw_cpu_ptr(ccache_algs[id].ctx[dir]);
 	int err;
 
 	mutex_lock(&ctx->lock);
 	acomp_request_set_params(ctx->req, src, dst, slen, *dlen);
-	err = crypto_wait_req(compress ? crypto_acomp_compress(ctx->req) :
-					 crypto_acomp_decompress(ctx->req),
+	err = crypto_wait_req(dir == CCACHE_COMPRESS ?
+			      crypto_acomp_compress(ctx->req) :
+			      crypto_acomp_decompress(ctx->req),
 			      &ctx->wait);
 	*dlen = ctx->req->dlen;
 	mutex_unlock(&ctx->lock);
@@ -191,7 +228,7 @@ int ccache_compress(const void *src, void *dst, unsigned int *dlen, u8 *alg)
 	sg_init_one(&in, src, PAGE_SIZE);
 	sg_init_one(&out, dst, *dlen);
 	*alg = id;
-	return ccache_comp_run(id, true, &in, PAGE_SIZE, &out, dlen);
+	return ccache_comp_run(id, CCACHE_COMPRESS, &in, PAGE_SIZE, &out, dlen);
 }
 
 /**
@@ -267,7 +304,10 @@ int ccache_async_start(struct ccache_async_req *r, const void *src,
 	if (r->req && r->alg != id)
 		ccache_async_release(r);
 	if (!r->req) {
-		r->req = acomp_request_alloc(raw_cpu_ptr(ccache_algs[id].ctx)->tfm);
+		struct ccache_comp_ctx __percpu *ctx;
+
+		ctx = ccache_algs[id].ctx[CCACHE_COMPRESS];
+		r->req = acomp_request_alloc(raw_cpu_ptr(ctx)->tfm);
 		if (!r->req)
 			return -ENOMEM;
 		r->alg = id;
@@ -316,7 +356,7 @@ int ccache_decompress(u8 alg, const void *src, unsigned int slen,
 	sg_init_one(&in, src, slen);
 	sg_init_table(&out, 1);
 	sg_set_page(&out, dst, PAGE_SIZE, 0);
-	err = ccache_comp_run(alg, false, &in, slen, &out, &dlen);
+	err = ccache_comp_run(alg, CCACHE_DECOMPRESS, &in, slen, &out, &dlen);
 	return err ? err : dlen == PAGE_SIZE ? 0 : -EIO;
 }
 
