@@ -41,6 +41,8 @@ fi
 release=${1:?usage: walkthrough.sh RELEASE STAGE}
 stage=${2:?usage: walkthrough.sh RELEASE STAGE}
 top=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=tools/lib/program.sh
+. "$top/tools/lib/program.sh"
 notes=$stage/selftests/.prep
 mkdir -p "$notes"
 
@@ -55,10 +57,7 @@ if [[ -z $perf ]]; then
 	skip perf "no perf on the host (tools/setup.sh installs linux-perf)"
 else
 	perf=$(readlink -f "$perf")
-	for f in "$perf" $(ldd "$perf" | grep -o '/[^ ]*'); do
-		mkdir -p "$stage$(dirname "$f")"
-		cp -Ln "$f" "$stage$f"
-	done
+	copy_program "$stage" "$perf"
 	[[ $perf == /usr/bin/perf ]] || ln -sf "$perf" "$stage/usr/bin/perf"
 	"$perf" version > "$notes/perf-version"
 fi

@@ -12,6 +12,8 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tools/lib/program.sh
+. "$here/../lib/program.sh"
 release=${1:?usage: initramfs.sh RELEASE}
 guest=$("$here/../kernels.sh" guest "$release")
 cache=${CCACHE_DEV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ccache-dev}/initramfs
@@ -33,7 +35,7 @@ mkdir -p "$cache"
 exec 9> "$out.lock"
 flock 9
 
-stamp=$(cat "$here/init" "$0" "$here/guest-programs" "$guest/vmlinux" "${programs[@]}" |
+stamp=$(cat "$here/init" "$0" "$here/../lib/program.sh" "$here/guest-programs" "$guest/vmlinux" "${programs[@]}" |
 	md5sum | cut -c1-16)
 if [[ -s $out && "$(cat "$out.stamp" 2>/dev/null)" == "$stamp" ]]; then
 	echo "$out"
@@ -47,17 +49,8 @@ cp /bin/busybox "$root/bin/busybox"
 install -m 0755 "$here/init" "$root/init"
 
 # copy FILE and the shared libraries it needs, at the same paths
-add_program() {
-	local lib
-	mkdir -p "$root$(dirname "$1")"
-	cp -L "$1" "$root$1"
-	for lib in $(ldd "$1" 2>/dev/null | grep -o '/[^ ]*' || true); do
-		mkdir -p "$root$(dirname "$lib")"
-		cp -Ln "$lib" "$root$lib"
-	done
-}
 for p in "${programs[@]}"; do
-	add_program "$p"
+	copy_program "$root" "$p"
 done
 for tool in modprobe insmod rmmod lsmod depmod modinfo; do
 	ln -s /usr/bin/kmod "$root/sbin/$tool"
