@@ -121,20 +121,20 @@ static int zone_read(struct zone_sums *z)
  * the test's files cached and none reclaimed.  Paced, the allocations go
  * at the rate reclaim frees pages.  Three polls without progress (kswapd
  * not woken yet, or stuck) end the wait: the allocations go on, into
- * direct reclaim.  Returns the ms waited.
+ * direct reclaim.  Returns the ms waited; *@z holds the last reading
+ * (all zero when /proc/zoneinfo could not be read).
  */
-static unsigned long long hog_pace(void)
+static unsigned long long hog_pace(struct zone_sums *z)
 {
 	unsigned long long start = now_ms();
 	long long last = -1;
-	struct zone_sums z;
 	int i, still = 0;
 
 	for (i = 0; i < 100 && still < 3; i++) {
-		if (zone_read(&z) || z.free >= z.low)
+		if (zone_read(z) || z->free >= z->low)
 			break;
-		still = z.free > last ? 0 : still + 1;
-		last = z.free;
+		still = z->free > last ? 0 : still + 1;
+		last = z->free;
 		usleep(5000);
 	}
 	return now_ms() - start;
@@ -189,8 +189,7 @@ static int hog_grow(struct hog *h, unsigned long long floor_kib)
 	long long margin;
 	char *p;
 
-	if (zone_read(&z))
-		return -1;
+	h->paced_ms += hog_pace(&z);
 	margin = z.reclaimable - (long long)floor_kib;
 	if (margin * 1024 < (long long)SMALL_CHUNK || h->n == MAX_CHUNKS)
 		return -1;
@@ -200,8 +199,8 @@ static int hog_grow(struct hog *h, unsigned long long floor_kib)
 	if (p == MAP_FAILED)
 		return -1;
 	for (i = 0; i < len; i += CC_PAGE) {
-		if (i % SMALL_CHUNK == 0)
-			h->paced_ms += hog_pace();
+		if (i && i % SMALL_CHUNK == 0)
+			h->paced_ms += hog_pace(&z);
 		p[i] = 1;
 	}
 	h->chunk[h->n] = p;
