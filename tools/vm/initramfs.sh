@@ -48,7 +48,7 @@ mkdir -p "$root"/{bin,sbin,etc,proc,sys,dev,tmp,run,mnt,lib64}
 cp /bin/busybox "$root/bin/busybox"
 install -m 0755 "$here/init" "$root/init"
 
-# copy FILE and the shared libraries it needs, at the same paths
+# the programs, each with its shared libraries (tools/lib/program.sh)
 for p in "${programs[@]}"; do
 	copy_program "$root" "$p"
 done
