@@ -200,6 +200,22 @@ cc_evict() {
 	return $st
 }
 
+# cc_pressure_start FLOOR_MIB: ccfile's waves of memory pressure in the
+# background, leaving FLOOR_MIB above the watermarks (see pressure.c),
+# until cc_pressure_stop
+cc_pressure_start() {
+	"$CCFILE" pressure -t 86400 -f "$1" > /tmp/pressure.log 2>&1 &
+	cc_pressure=$!
+}
+
+# cc_pressure_stop DESC: a check that the pressure ran until now, then
+# stop it and show its summary as a comment
+cc_pressure_stop() {
+	check "$1" kill "$cc_pressure"
+	wait "$cc_pressure" 2>/dev/null
+	sed 's/^/# pressure: /' /tmp/pressure.log
+}
+
 # cc_check_no_oom: a check that the OOM killer never ran (the harness does
 # not look for it; the pressure helpers volunteer as its victims, so a
 # test could lose its pressure without noticing)

@@ -48,8 +48,7 @@ mkdir -p "$dir"
 check "create the churn file" "$CCFILE" create "$dir/churn" 2M
 cc_snap run
 start=$(now_s)
-"$CCFILE" pressure -t 86400 -f 8 > /tmp/pressure.log 2>&1 &
-pressure=$!
+cc_pressure_start 8
 for i in 1 2; do
 	$FSX -N "$ops" -S $((i * 7919)) -f /tmp/fsx.toml -P /tmp "$dir/fsx$i" \
 		> "/tmp/fsx$i.log" 2>&1 &
@@ -81,9 +80,7 @@ st=$?
 [ $st -eq 0 ] || bad=$((bad + 1))
 tap_result $st "$FS: ccfile churn (compressible data) matched its model"
 sed 's/^/# /' /tmp/churn.log | tail -n 40
-check "memory pressure ran to the end of the run" kill $pressure
-wait $pressure 2>/dev/null
-sed 's/^/# pressure: /' /tmp/pressure.log
+cc_pressure_stop "memory pressure ran to the end of the run"
 echo "# the run took $(echo "$(now_s) $start" | awk '{ print $1 - $2 }') s"
 
 cc_show "after the run"

@@ -46,14 +46,12 @@ for mnt in /mnt/d0 /mnt/d1; do
 	fs=$(awk -v m=$mnt '$2 == m { print $3 }' /proc/mounts)
 	dir=$mnt/stress-ng
 	mkdir -p $dir
-	"$CCFILE" pressure -t 86400 -f 24 > /tmp/pressure.log 2>&1 &
-	pressure=$!
+	cc_pressure_start 24
 	cc_snap run
 	# shellcheck disable=SC2046 # the options are words
 	$SNG $(stressors $dir) > /tmp/stress-ng.log 2>&1
 	st=$?
-	check "$fs: memory pressure ran to the end of the run" kill $pressure
-	wait $pressure 2>/dev/null
+	cc_pressure_stop "$fs: memory pressure ran to the end of the run"
 	check_eq "$fs: stress-ng --verify exit status" $st 0
 	check_fails "$fs: stress-ng reported no failure" \
 		grep -q -i "fail\|verif.*error\|mismatch" /tmp/stress-ng.log
