@@ -68,17 +68,27 @@ static void kspu_async_finish(struct kspu_async_slot *slot, int err)
 	spin_unlock_irqrestore(&kspu_async_queue.lock, flags);
 }
 
-/* The driver finished @r: its output is the job's result.  Any context. */
+/*
+ * The driver finished @r: its output is the job's result.  Any context.
+ * A driver that completed a request twice would hand the slot back twice
+ * and with it the job's staging buffer: warn and ignore the second call
+ * (the slot has no job once finished).  A failed job's length is 0, and a
+ * length beyond the output buffer is the driver's error.
+ */
 static void kspu_async_done(struct ccache_async_req *r, int err,
 			    unsigned int dlen)
 {
 	struct kspu_async_slot *slot = container_of(r, struct kspu_async_slot, r);
 	struct kspu_job *job = slot->job;
 
+	if (WARN_ON_ONCE(!job))
+		return;
+	if (!err && dlen > KSPU_SCRATCH_SIZE)
+		err = -EOVERFLOW;
 	job->result = KSPU_COMPRESSED;
 	job->alg = r->alg;
 	job->out = slot->out;
-	job->out_len = dlen;
+	job->out_len = err ? 0 : dlen;
 	kspu_async_finish(slot, err);
 }
 

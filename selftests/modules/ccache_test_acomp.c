@@ -172,7 +172,9 @@ static int cta_submit(struct acomp_req *req, enum cta_op op)
 	ctx->req = req;
 	ctx->op = op;
 	INIT_WORK(&ctx->work, cta_work);
-	queue_work(cta_wq, &ctx->work);
+	/* queued already: the caller submitted a request still in flight */
+	if (WARN_ON_ONCE(!queue_work(cta_wq, &ctx->work)))
+		return -EINVAL;
 	return -EINPROGRESS;
 }
 
