@@ -346,7 +346,10 @@ def main():
               f'first read once with the throttle lifted (QMP): the docset from its least to its '
               f'most popular file (`webload -P`, the ranking the load uses), so that the page '
               f'cache and ccache start with what a long Zipf load leaves there; fio\'s files in '
-              f'order.  Every warm-up and measured phase then runs on the throttled disk.\n')
+              f'order.  The readers pause whenever ccache refused an evicted page for want of a '
+              f'staging buffer, until the compressor (idle cycles only) caught up, as it does at '
+              f'the throttled disk\'s pace.  Every warm-up and measured phase then runs on the '
+              f'throttled disk.\n')
     md.append(f'- nginx: webload with {env["conns"]} connections (2 threads), {env["session"]} '
               f'requests per keep-alive session, Zipf exponent {env["zipf"]}; {env["web_warm"]} s '
               f'warm-up, {env["web_secs"]} s measured; every response body\'s length and CRC32C is '
@@ -428,6 +431,35 @@ def main():
               'compression_ratio_permille / 1000 at its end; mem_used: mem_used_bytes (pool, '
               'staging buffers, metadata).  CPU: shares of both vCPUs\' time; system excludes '
               'the compression and decompression time ccache counted.\n')
+
+    md.append('### The pool: after the prefill and over the nginx phase\n')
+    rows = []
+    for c in configs:
+        pool, guest = ph(c, 'module', 'pool'), ph(c, 'guest', 'mem_kib')
+        if pool is None:
+            continue
+        limit = guest * pool / 100 / 1024 if guest else None
+        rows.append([labels[c], fmt(limit, '.0f'),
+                     fmt(ph(c, 'prefill-web', 'paused'), 'd'),
+                     fmt(ph(c, 'prefill-web', 'captures'), 'd'),
+                     fmt(ph(c, 'prefill-web', 'reject_staging_full'), 'd'),
+                     fmt(dv(c, 'prefill-web', 'stored_mib'), '.0f'),
+                     fmt(ph(c, 'nginx', 'captures'), 'd'),
+                     fmt(ph(c, 'nginx', 'reject_staging_full'), 'd'),
+                     fmt(ph(c, 'nginx', 'reject_pool_limit'), 'd'),
+                     fmt(ph(c, 'nginx', 'shrinker_frees'), 'd'),
+                     fmt(ph(c, 'nginx', 'lru_evictions'), 'd'),
+                     fmt(dv(c, 'nginx', 'stored_mib'), '.0f')])
+    md.append(table(['configuration', 'pool limit MiB', 'prefill pauses', 'prefill captures',
+                     'prefill staging full', 'stored MiB after prefill', 'nginx captures',
+                     'nginx staging full', 'nginx pool limit', 'nginx shrinker frees',
+                     'nginx LRU evictions', 'stored MiB after nginx'], rows) + '\n')
+    md.append('pool limit: max_pool_percent of the guest\'s MemTotal (compressed bytes count '
+              'against it, the staging buffers do not); staging full, pool limit: pages refused '
+              'for want of a staging buffer or over the limit; the prefill pauses its readers '
+              'each time a page was refused for want of a staging buffer, until the compressor '
+              'caught up.  Counts over the phase; stored MiB: original size of the stored pages '
+              'at the phase\'s end.\n')
 
     md.append('### Verification\n')
     rows = []

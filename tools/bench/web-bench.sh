@@ -21,7 +21,8 @@
 #     then the two fio jobs.  Each data set is first read once with the
 #     throttle lifted (throttle.py, through QEMU's QMP socket), the docset
 #     from its least to its most popular file, so that measured phases
-#     start from the caches a long run leaves.
+#     start from the caches a long run leaves (paced so that ccache's
+#     compressor keeps up, see web-bench.guest).
 #  4. report.py: results.csv, plots and report.md in the output directory.
 #
 # usage: web-bench.sh [--quick] [-m RAM_MIB] [-z ZIPF] [-c CONNS] [-k REQS]
