@@ -85,7 +85,7 @@ kernel=$guest/vmlinux
 # KASAN's shadow exists: it boots its compressed image through the
 # firmware (about 10 s more).
 if grep -qs '^CONFIG_KASAN=y' "$guest"/boot/config-*; then
-	timeout=$((timeout * ${CCACHE_TIMEOUT_FACTOR:-3}))
+	timeout=$((timeout * ${CCACHE_TIMEOUT_FACTOR:-5}))
 	mem=$((mem + 160))
 	kernel=$guest/boot/vmlinuz-$release
 fi
