@@ -351,7 +351,9 @@ static void ccache_publish_stage(struct ccache_stage *stage)
 	e->crc = job->crc;
 	if (ccache_fault(CCACHE_FAULT_CORRUPT))
 		ccache_fault_corrupt(stage->page, job->out_len);
-	handle = ccache_pool_alloc(stage->page, job->out_len, &why);
+	/* a workingset page got two chances (ccache_capture_page()) */
+	handle = ccache_pool_alloc(stage->page, job->out_len,
+				   e->referenced > 1, &why);
 	if (!handle)
 		ccache_discard(e, why);
 	else if (!ccache_publish(e, CCACHE_COMPRESSED, handle, job->out_len,

@@ -131,15 +131,36 @@ static unsigned long ccache_lru_evict(unsigned long nr, unsigned long budget,
  * still turns over for a changing working set, one entry is evicted from
  * the LRU for every CCACHE_FULL_TURNOVER pages rejected.
  *
+ * That turnover is slow: a pool filled by one pass over cold data (a
+ * backup, a crawler, a benchmark's prefill) stayed full of it while the
+ * pages a server reads all the time were refused (web-bench, 60%: 14485
+ * refused, 1791 evicted over the nginx phase).  A page the kernel marked
+ * workingset had been active (read again while cached, or soon after an
+ * eviction), and one pass over a set larger than RAM marks none: such a
+ * page takes the place of the LRU's oldest entry instead, one for one,
+ * the pool's size unchanged.
+ *
  * The state is only used by the compression worker, which runs one
  * instance at a time.
  */
 #define CCACHE_FULL_TURNOVER 8
+/*
+ * How many entries a working-set page looks at for one to replace.  Each
+ * entry passed with a chance left loses it and moves to the young end, so
+ * over all replacements looking costs at most one look per chance given;
+ * in a pool whose entries all still hold their first chance (the LRU's old
+ * end was never reached), replacing starts after stored_pages /
+ * CCACHE_REPLACE_LOOK attempts.  Bounds the time under ccache_lock.
+ */
+#define CCACHE_REPLACE_LOOK 1024
 static bool ccache_pool_full;
 static unsigned int ccache_pool_rejected;
 
-/* Return: false when the pool has no room for another page now. */
-static bool ccache_pool_admit(void)
+/*
+ * Return: false when the pool has no room for another page now; a page of
+ * the working set (@workingset) may take an old entry's place.
+ */
+static bool ccache_pool_admit(bool workingset)
 {
 	unsigned long limit = ccache_pool_limit(ccache_param_max_pool_percent());
 	unsigned long used = ccache_pool_used();
@@ -166,6 +187,12 @@ static bool ccache_pool_admit(void)
 			break;
 		used = ccache_pool_used();
 	}
+	if (workingset) {
+		n = ccache_lru_evict(1, CCACHE_REPLACE_LOOK, NULL, false);
+		ccache_stat_add(lru_evictions, n);
+		if (n)
+			return true;
+	}
 	if (++ccache_pool_rejected % CCACHE_FULL_TURNOVER == 0) {
 		n = ccache_lru_evict(1, 2, NULL, false);
 		ccache_stat_add(lru_evictions, n);
@@ -177,6 +204,7 @@ static bool ccache_pool_admit(void)
  * ccache_pool_alloc() - store a compressed page in the pool
  * @data: the compressed bytes
  * @len: how many, at most ccache_pool_max_object()
+ * @workingset: the page was part of the working set (see above)
  * @why: where to say why the page was refused (the caller counts it)
  *
  * Follows the admission policy above.
@@ -185,11 +213,11 @@ static bool ccache_pool_admit(void)
  * Return: a zsmalloc handle, or 0.
  */
 unsigned long ccache_pool_alloc(const void *data, unsigned int len,
-				enum ccache_reject *why)
+				bool workingset, enum ccache_reject *why)
 {
 	unsigned long handle;
 
-	if (!ccache_pool_admit()) {
+	if (!ccache_pool_admit(workingset)) {
 		*why = CCACHE_REJECT_POOL_LIMIT;
 		return 0;
 	}

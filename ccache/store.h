@@ -146,7 +146,7 @@ void ccache_pool_exit(void);
 int ccache_shrinker_init(void);
 void ccache_shrinker_exit(void);
 unsigned long ccache_pool_alloc(const void *data, unsigned int len,
-				enum ccache_reject *why);
+				bool workingset, enum ccache_reject *why);
 void ccache_pool_free_handle(unsigned long handle);
 void ccache_pool_free(struct ccache_entry *e);
 void ccache_pool_load(struct ccache_entry *e, void *buf);
