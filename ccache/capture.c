@@ -151,6 +151,7 @@ static bool ccache_capture_page(struct ccache_inode *ci, struct folio *folio,
 	e->ci = ci;
 	e->index = folio->index + i;
 	e->epoch = ci->epoch;
+	stage->tag = ccache_page_tag(&ci->key, e->index);
 	/*
 	 * A new entry gets a second chance against the shrinker and LRU
 	 * eviction, as zswap gives its new entries (6.8 on): reclaim calls
@@ -352,7 +353,7 @@ static void ccache_publish_stage(struct ccache_stage *stage)
 	if (ccache_fault(CCACHE_FAULT_CORRUPT))
 		ccache_fault_corrupt(stage->page, job->out_len);
 	/* a workingset page got two chances (ccache_capture_page()) */
-	handle = ccache_pool_alloc(stage->page, job->out_len,
+	handle = ccache_pool_alloc(stage->page, job->out_len, stage->tag,
 				   e->referenced > 1, &why);
 	if (!handle)
 		ccache_discard(e, why);

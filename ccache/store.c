@@ -70,6 +70,19 @@ static u32 ccache_key_hash(const struct ccache_key *key)
 	return hash_ptr(key->sb, 32) ^ hash_long(key->ino, 32) ^ key->generation;
 }
 
+/**
+ * ccache_page_tag() - a hash of one page of one file, never 0
+ * @key: the file
+ * @index: the page's index in it
+ *
+ * Return: 32 bits that tell pages apart with high probability (pool.c
+ * remembers refused pages by them; a collision only costs a cache slot).
+ */
+u32 ccache_page_tag(const struct ccache_key *key, pgoff_t index)
+{
+	return hash_32(ccache_key_hash(key) ^ hash_long(index, 32), 32) | 1;
+}
+
 static bool ccache_key_equal(const struct ccache_key *a,
 			     const struct ccache_key *b)
 {

@@ -81,6 +81,7 @@ struct ccache_stage {
 	struct kspu_job job;
 	struct llist_node done;		/* compressed, waiting to be published */
 	void *page;
+	u32 tag;			/* ccache_page_tag() of the page */
 };
 
 enum ccache_entry_state {
@@ -116,6 +117,7 @@ struct ccache_entry {
 int ccache_store_init(void);
 void ccache_store_exit(void);
 void ccache_key_of(struct inode *inode, struct ccache_key *key);
+u32 ccache_page_tag(const struct ccache_key *key, pgoff_t index);
 struct ccache_inode *ccache_inode_lookup(const struct ccache_key *key);
 struct ccache_inode *ccache_inode_get_or_create(const struct ccache_key *key);
 void ccache_inode_tidy(struct ccache_inode *ci);
@@ -146,12 +148,14 @@ void ccache_pool_exit(void);
 int ccache_shrinker_init(void);
 void ccache_shrinker_exit(void);
 unsigned long ccache_pool_alloc(const void *data, unsigned int len,
-				bool workingset, enum ccache_reject *why);
+				u32 tag, bool workingset,
+				enum ccache_reject *why);
 void ccache_pool_free_handle(unsigned long handle);
 void ccache_pool_free(struct ccache_entry *e);
 void ccache_pool_load(struct ccache_entry *e, void *buf);
 size_t ccache_pool_max_object(void);
 unsigned long ccache_pool_bytes(void);
+unsigned long ccache_pool_used(void);
 
 /* capture.c: the largest folio captured; each page is an entry of its own */
 #define CCACHE_MAX_FOLIO_PAGES 512

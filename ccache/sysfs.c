@@ -44,9 +44,7 @@ static unsigned long ccache_original_bytes(void)
 
 static unsigned long ccache_mem_used_bytes(void)
 {
-	return ccache_pool_bytes() + ccache_staging_bytes() +
-	       ccache_stat_read(entries) * sizeof(struct ccache_entry) +
-	       ccache_stat_read(inodes) * sizeof(struct ccache_inode);
+	return ccache_pool_used() + ccache_staging_bytes();
 }
 
 /*
