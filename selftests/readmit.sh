@@ -13,26 +13,11 @@
 # shellcheck source=selftests/progs/cctest.sh
 . ./progs/cctest.sh
 
-dir=/mnt/d0/readmit
 [ -d /mnt/d0 ] || tap_skip_all "no data disk at /mnt/d0"
-cold="$dir/cold1 $dir/cold2 $dir/cold3 $dir/cold4"
-warm=$dir/warm
+warm=/mnt/d0/readmit/warm
 warm_pages=1024
 
-# The shrinker is faulted off (test-only knob, ccache/fault.c), as in
-# workingset.sh: it would make room for the warm pages by itself.
-cc_start max_pool_percent=2 fault_inject=shrinker
-mkdir -p "$dir"
-# shellcheck disable=SC2086 # a list of paths without spaces
-check "create 64 MiB of cold data" cc_create 16M $cold
-check "create a 4 MiB file" cc_create 4M "$warm"
-sync
-
-cc_snap cold
-# shellcheck disable=SC2086
-cc_evict $cold
-check_gt "the cold data filled the pool (reject_pool_limit grew)" \
-	"$(cc_delta cold reject_pool_limit)" 0
+cc_fill_pool /mnt/d0/readmit "$warm"
 
 cc_snap first
 cc_evict "$warm"
@@ -44,16 +29,5 @@ run_check "it reads back as its model (from disk)" \
 
 cc_snap again
 cc_evict "$warm"
-cc_show "after evicting it again"
-check_gt "its pages took the place of old entries (lru_evictions grew)" \
-	"$(cc_delta again lru_evictions)" $((warm_pages / 2))
-
-cc_snap read
-run_check "it reads back as its model" "$CCFILE" verify -m read "$warm"
-check_gt "more than half its pages were served by ccache" \
-	"$(cc_delta read hits)" $((warm_pages / 2))
-# shellcheck disable=SC2086
-run_check "the cold files read back as their models" \
-	"$CCFILE" verify -m read $cold
-check "rmmod ccache" /sbin/rmmod ccache
+cc_check_replaced again "$warm" $warm_pages $((warm_pages / 2))
 tap_done

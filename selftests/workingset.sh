@@ -11,29 +11,11 @@
 # shellcheck source=selftests/progs/cctest.sh
 . ./progs/cctest.sh
 
-dir=/mnt/d0/workingset
 [ -d /mnt/d0 ] || tap_skip_all "no data disk at /mnt/d0"
-cold="$dir/cold1 $dir/cold2 $dir/cold3 $dir/cold4"
-hot=$dir/hot
+hot=/mnt/d0/workingset/hot
 hot_pages=1024
 
-# The shrinker is faulted off (test-only knob, ccache/fault.c): under the
-# eviction's pressure it would free cold entries and let the hot pages in
-# whatever the admission policy.  yield.sh tests the shrinker.
-cc_start max_pool_percent=2 fault_inject=shrinker
-mkdir -p "$dir"
-# shellcheck disable=SC2086 # a list of paths without spaces
-check "create 64 MiB of cold data" cc_create 16M $cold
-sync
-
-cc_snap cold
-# shellcheck disable=SC2086
-cc_evict $cold
-check_gt "the cold data filled the pool (reject_pool_limit grew)" \
-	"$(cc_delta cold reject_pool_limit)" 0
-
-check "create a 4 MiB file" cc_create 4M "$hot"
-sync
+cc_fill_pool /mnt/d0/workingset "$hot"
 for n in 1 2 3; do
 	run_check "read it ($n)" "$CCFILE" verify -m read "$hot"
 done
@@ -50,16 +32,5 @@ done
 cc_settle
 echo "# memory.reclaim: $(cc_delta hot captures) pages captured"
 cc_evict "$hot"
-cc_show "after evicting the hot file"
-check_gt "its pages took the place of old entries (lru_evictions grew)" \
-	"$(cc_delta hot lru_evictions)" $((hot_pages / 4))
-
-cc_snap read
-run_check "it reads back as its model" "$CCFILE" verify -m read "$hot"
-check_gt "more than half its pages were served by ccache" \
-	"$(cc_delta read hits)" $((hot_pages / 2))
-# shellcheck disable=SC2086
-run_check "the cold files read back as their models" \
-	"$CCFILE" verify -m read $cold
-check "rmmod ccache" /sbin/rmmod ccache
+cc_check_replaced hot "$hot" $hot_pages $((hot_pages / 4))
 tap_done

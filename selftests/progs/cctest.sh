@@ -177,6 +177,46 @@ cc_create() {
 	done
 }
 
+# cc_fill_pool DIR FILE: load ccache with a pool of 2% of RAM, fill it
+# with 64 MiB of cold data, the files listed in $cc_cold, then create FILE
+# of 4 MiB (checks).  The
+# shrinker is faulted off (test-only knob, ccache/fault.c): under the
+# eviction's pressure it would make room by itself, whatever the admission
+# policy that workingset.sh and readmit.sh test; yield.sh tests it.
+cc_fill_pool() {
+	cc_start max_pool_percent=2 fault_inject=shrinker
+	mkdir -p "$1"
+	cc_cold="$1/cold1 $1/cold2 $1/cold3 $1/cold4"
+	# shellcheck disable=SC2086 # a list of paths without spaces
+	check "create 64 MiB of cold data" cc_create 16M $cc_cold
+	sync
+	cc_snap cold
+	# shellcheck disable=SC2086
+	cc_evict $cc_cold
+	check_gt "the cold data filled the pool (reject_pool_limit grew)" \
+		"$(cc_delta cold reject_pool_limit)" 0
+	check "create a 4 MiB file" cc_create 4M "$2"
+	sync
+}
+
+# cc_check_replaced SNAP FILE PAGES MIN: FILE of PAGES pages, evicted
+# into the pool that cc_fill_pool filled since cc_snap SNAP, took the
+# place of more than MIN old entries, more than half of it comes back from
+# ccache, and all files read back as their models; then unload (checks)
+cc_check_replaced() {
+	cc_show "after evicting $2"
+	check_gt "its pages took the place of old entries (lru_evictions grew)" \
+		"$(cc_delta "$1" lru_evictions)" "$4"
+	cc_snap read
+	run_check "it reads back as its model" "$CCFILE" verify -m read "$2"
+	check_gt "more than half its pages were served by ccache" \
+		"$(cc_delta read hits)" $(($3 / 2))
+	# shellcheck disable=SC2086 # cc_fill_pool's list of paths
+	run_check "the cold files read back as their models" \
+		"$CCFILE" verify -m read $cc_cold
+	check "rmmod ccache" /sbin/rmmod ccache
+}
+
 # cc_summary KEY=VALUE...: one line for the full run's summary table
 # (run.sh): ops (operations the test ran), hits (ccache hits during them),
 # mismatches (data checks that failed), or the test's own keys
