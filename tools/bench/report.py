@@ -261,6 +261,8 @@ def main():
             bad.append(f'{c}: the guest failed (boot.sh status {r["status"]})')
         bad += [f'{c}: {e}' for e in errors]
         need = ['nginx', 'nginx-verify', 'fio-rand', 'fio-files']
+        if 'replay_secs' in env:    # runs before the replay had none
+            need.append('prefill-replay')
         if conf.get('apache') == '1':
             need += ['apache', 'apache-verify']
         need += [ph for ph, p in phases.items() if p.get('rc') and ph not in need]
@@ -344,12 +346,13 @@ def main():
     md.append('## Method\n')
     md.append(f'Each configuration boots a fresh guest with the same disks.  Each data set is '
               f'first read once with the throttle lifted (QMP): the docset from its least to its '
-              f'most popular file (`webload -P`, the ranking the load uses), so that the page '
-              f'cache and ccache start with what a long Zipf load leaves there; fio\'s files in '
-              f'order.  The readers pause whenever ccache refused an evicted page for want of a '
-              f'staging buffer, until the compressor (idle cycles only) caught up, as it does at '
-              f'the throttled disk\'s pace.  Every warm-up and measured phase then runs on the '
-              f'throttled disk.\n')
+              f'most popular file (`webload -P`, the ranking the load uses), then '
+              f'{env.get("replay_secs", "?")} s of the nginx load below (the replay), so that the '
+              f'page cache and ccache start with what a long Zipf load leaves there; fio\'s files '
+              f'in order.  The readers pause whenever ccache refused an evicted page for want of '
+              f'a staging buffer, until the compressor (idle cycles only) caught up, as it does '
+              f'at the throttled disk\'s pace.  Every warm-up and measured phase then runs on '
+              f'the throttled disk.\n')
     md.append(f'- nginx: webload with {env["conns"]} connections (2 threads), {env["session"]} '
               f'requests per keep-alive session, Zipf exponent {env["zipf"]}; {env["web_warm"]} s '
               f'warm-up, {env["web_secs"]} s measured; every response body\'s length and CRC32C is '
@@ -439,11 +442,17 @@ def main():
         if pool is None:
             continue
         limit = guest * pool / 100 / 1024 if guest else None
+        def prefill(key):
+            vals = [ph(c, p, key) for p in ('prefill-web', 'prefill-replay')]
+            return None if None in vals else sum(vals)
         rows.append([labels[c], fmt(limit, '.0f'),
-                     fmt(ph(c, 'prefill-web', 'paused'), 'd'),
-                     fmt(ph(c, 'prefill-web', 'captures'), 'd'),
-                     fmt(ph(c, 'prefill-web', 'reject_staging_full'), 'd'),
+                     fmt(prefill('paused'), 'd'),
+                     fmt(prefill('captures'), 'd'),
+                     fmt(prefill('reject_staging_full'), 'd'),
                      fmt(dv(c, 'prefill-web', 'stored_mib'), '.0f'),
+                     fmt(ph(c, 'prefill-replay', 'requests'), 'd'),
+                     fmt(dv(c, 'prefill-replay', 'hit_ratio'), '.2f'),
+                     fmt(dv(c, 'prefill-replay', 'stored_mib'), '.0f'),
                      fmt(ph(c, 'nginx', 'captures'), 'd'),
                      fmt(ph(c, 'nginx', 'reject_staging_full'), 'd'),
                      fmt(ph(c, 'nginx', 'reject_pool_limit'), 'd'),
@@ -451,15 +460,17 @@ def main():
                      fmt(ph(c, 'nginx', 'lru_evictions'), 'd'),
                      fmt(dv(c, 'nginx', 'stored_mib'), '.0f')])
     md.append(table(['configuration', 'pool limit MiB', 'prefill pauses', 'prefill captures',
-                     'prefill staging full', 'stored MiB after prefill', 'nginx captures',
-                     'nginx staging full', 'nginx pool limit', 'nginx shrinker frees',
-                     'nginx LRU evictions', 'stored MiB after nginx'], rows) + '\n')
+                     'prefill staging full', 'stored MiB after the ordered read',
+                     'replay requests', 'replay hit ratio', 'stored MiB after the replay',
+                     'nginx captures', 'nginx staging full', 'nginx pool limit',
+                     'nginx shrinker frees', 'nginx LRU evictions', 'stored MiB after nginx'],
+                    rows) + '\n')
     md.append('pool limit: max_pool_percent of the guest\'s MemTotal (compressed bytes count '
               'against it, the staging buffers do not); staging full, pool limit: pages refused '
-              'for want of a staging buffer or over the limit; the prefill pauses its readers '
-              'each time a page was refused for want of a staging buffer, until the compressor '
-              'caught up.  Counts over the phase; stored MiB: original size of the stored pages '
-              'at the phase\'s end.\n')
+              'for want of a staging buffer or over the limit; the prefill (the ordered read and the '
+              'replay) pauses its readers each time a page was refused for want of a staging '
+              'buffer, until the compressor caught up.  Counts over the phase; stored MiB: '
+              'original size of the stored pages at the phase\'s end.\n')
 
     md.append('### Verification\n')
     rows = []

@@ -109,11 +109,12 @@ for name in ${only//,/ }; do
 	configs+=("$line")
 done
 
-# phase lengths in seconds; verified files after each load
+# phase lengths in seconds (replay: the unthrottled Zipf load that ends
+# the prefill, web-bench.guest); verified files after each load
 if [[ $quick == 1 ]]; then
-	web_warm=10 web_secs=20 fio_warm=5 fio_secs=10 verify_files=1000
+	replay_secs=20 web_warm=10 web_secs=20 fio_warm=5 fio_secs=10 verify_files=1000
 else
-	web_warm=15 web_secs=30 fio_warm=5 fio_secs=15 verify_files=3000
+	replay_secs=60 web_warm=15 web_secs=30 fio_warm=5 fio_secs=15 verify_files=3000
 fi
 
 for c in qemu-system-x86_64 mkfs.ext4 lzop nginx apache2 gcc make; do
@@ -298,7 +299,7 @@ chmod +x "$work/shim/qemu-system-x86_64"
 {
 	echo "cmd=\"$cmd\""
 	echo "run_id=$run_id quick=$quick mem=$mem zipf=$zipf conns=$conns session=$session"
-	echo "web_warm=$web_warm web_secs=$web_secs fio_warm=$fio_warm fio_secs=$fio_secs"
+	echo "replay_secs=$replay_secs web_warm=$web_warm web_secs=$web_secs fio_warm=$fio_warm fio_secs=$fio_secs"
 	echo "verify_all=$verify_all verify_files=$verify_files docset_files=$files"
 	echo "big_mib=$big_mib small_n=$small_n small_kib=$small_kib data_mib=$data_mib"
 	echo "release=$release"
@@ -317,7 +318,8 @@ for c in "${configs[@]}"; do
 	cat > "$t/conf/$name" <<-EOF
 		label="$label"
 		module=$module pool=$pool offload=$offload compressor=$compressor apache=$apache_on
-		zipf=$zipf conns=$conns session=$session web_warm=$web_warm web_secs=$web_secs
+		zipf=$zipf conns=$conns session=$session replay_secs=$replay_secs
+		web_warm=$web_warm web_secs=$web_secs
 		fio_warm=$fio_warm fio_secs=$fio_secs big_mib=$big_mib small_n=$small_n small_kib=$small_kib
 		prefill=$([[ $verify_all == 1 ]] && echo verify || echo prime)
 	EOF
