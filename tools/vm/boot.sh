@@ -4,7 +4,7 @@
 # Boot one fresh guest under TCG and run one test in it, or give a shell.
 #
 # usage: boot.sh [-k RELEASE] [-M MODULE] [-m MIB] [-c CPUS] [-t SECONDS]
-#                [-d FS:SIZE[:bps=N][:iops=N][:src=DIR]]... [-o LOG]
+#                [-d FS:SIZE[:bps=N][:iops=N][:src=DIR|:img=FILE]]... [-o LOG]
 #                [-a ARGS] [-p OPTIONS] [-l MODULE] TEST
 #        boot.sh -i [options]            interactive shell, module loaded
 #
@@ -15,7 +15,10 @@
 # step, a path under selftests/ run as "SCRIPT RELEASE STAGE" before the
 # boot: it adds files to STAGE, the guest's per-run archive (a failure
 # fails the run).  FS is ext4, xfs or raw; bps/iops throttle the
-# disk in QEMU; src fills an ext4 disk with DIR's files at mkfs time.
+# disk in QEMU; src fills an ext4 disk with DIR's files at mkfs time; img
+# uses FILE, an FS image made beforehand, instead of a new one (the guest's
+# writes go to a temporary overlay: FILE never changes, and one image
+# serves many boots).
 # -a appends to the guest's kernel command line.  -p gives ccache module
 # options (in the guest's /etc/modprobe.d, so every modprobe uses them;
 # options on modprobe's command line win); -l loads a test-only module from
@@ -121,21 +124,28 @@ for i in "${!disks[@]}"; do
 	IFS=: read -r fs size extra <<< "${disks[$i]}"
 	img=$run/disk$i.img
 	drive="if=none,id=d$i,file=$img,format=raw,cache=unsafe"
-	from=()
+	from=() made=''
 	for kv in ${extra//:/ }; do
 		case $kv in
 		src=*) from=(-d "${kv#src=}") ;;
+		img=*) made=${kv#img=} ;;
 		bps=* | iops=*) drive+=",throttling.${kv%%=*}-total=${kv#*=}" ;;
 		*) echo "boot.sh: unknown disk option '$kv'" >&2; exit 2 ;;
 		esac
 	done
-	truncate -s "$size" "$img"
 	case $fs in
-	ext4) mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "${from[@]}" "$img" ;;
-	xfs) mkfs.xfs -q -f "$img" ;;
-	raw) ;;
+	ext4 | xfs | raw) ;;
 	*) echo "boot.sh: unknown filesystem '$fs'" >&2; exit 2 ;;
 	esac
+	if [[ -n $made ]]; then
+		drive=${drive/file=$img,/file=$made,snapshot=on,}
+	else
+		truncate -s "$size" "$img"
+		case $fs in
+		ext4) mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "${from[@]}" "$img" ;;
+		xfs) mkfs.xfs -q -f "$img" ;;
+		esac
+	fi
 	qemu_disks+=(-drive "$drive" -device "virtio-blk-device,drive=d$i")
 	fslist+=("$fs")
 done
