@@ -524,8 +524,10 @@ def main():
                       ('ok' if res[c]['status'] == 0 else f'failed ({res[c]["status"]})')
                       + (', vCPUs stalled' if res[c]['stalls'] else '')]
                      for c in configs]) + '\n')
-    md.append(f'wall time: boot.sh for the configuration, disk images included; host CPU: what '
-              f'boot.sh, mkfs and QEMU took; host load: the 1-minute load average sampled every '
+    md.append(f'wall time: boot.sh for the configuration, its small disks included (the data '
+              f'disk\'s image is made once, before the first configuration, and each guest reads '
+              f'it through an overlay of its own); host CPU: what boot.sh, mkfs and QEMU took; '
+              f'host load: the 1-minute load average sampled every '
               f'5 s, this guest\'s 2 vCPU threads included, on {env["host_cores"]} cores.\n')
     md.append('Files: `results.csv` (every phase of every configuration, raw counters and '
               'derived rates), `logs/` (each guest\'s console, boot.sh\'s output, the throttle '
