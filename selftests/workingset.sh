@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # A full pool makes room for the working set: one pass over cold data
 # fills a small pool, then a file read again and again (the kernel marks
-# its pages workingset, as far as its LRU does: see below) is evicted.  Its pages take the place of cold ones instead of being
-# refused, its next read is served by ccache, and every byte matches.
+# its pages workingset, as far as its LRU does: see below) is evicted.
+# Its pages take the place of cold ones instead of being refused, its
+# next read is served by ccache, and every byte matches.
 # VM: mem=256 cpus=2 disk=ext4:512M timeout=180
 # shellcheck source=selftests/lib/tap.sh
 . ./lib/tap.sh

@@ -46,6 +46,8 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
+# shellcheck source=tools/lib/image.sh
+. "$top/tools/lib/image.sh"
 cache=${CCACHE_DEV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ccache-dev}
 cmd="$0 $*"
 
@@ -260,8 +262,7 @@ rm -f "$work/data/fio/stamp"
 data_mib=$(($(du -sk "$work/data" | cut -f1) * 11 / 10 / 1024 + 256))
 # made once, each guest reads it through an overlay of its own (boot.sh
 # img=): mkfs.ext4 -d took 60-90 s per configuration
-truncate -s "${data_mib}M" "$work/data.img"
-mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 -d "$work/data" "$work/data.img"
+fs_image ext4 "${data_mib}M" "$work/data.img" "$work/data"
 # tools: nginx, apache2 with the modules it loads, their libraries and
 # loader, webload, the manifests and the configurations
 t=$work/tools

@@ -34,6 +34,8 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
+# shellcheck source=tools/lib/image.sh
+. "$top/tools/lib/image.sh"
 release=${CCACHE_KVER:-} module=$top/ccache.ko mem='' cpus='' timeout=''
 log='' interactive=0 append='' disks=() test_disks=() prepare=''
 modopts=${CCACHE_MODOPTS:-} preload=${CCACHE_PRELOAD:-}
@@ -122,14 +124,12 @@ fi
 qemu_disks=() fslist=()
 for i in "${!disks[@]}"; do
 	IFS=: read -r fs size extra <<< "${disks[$i]}"
-	img=$run/disk$i.img
-	drive="if=none,id=d$i,file=$img,format=raw,cache=unsafe"
-	from=() made=''
+	src='' made='' throttle=''
 	for kv in ${extra//:/ }; do
 		case $kv in
-		src=*) from=(-d "${kv#src=}") ;;
+		src=*) src=${kv#src=} ;;
 		img=*) made=${kv#img=} ;;
-		bps=* | iops=*) drive+=",throttling.${kv%%=*}-total=${kv#*=}" ;;
+		bps=* | iops=*) throttle+=",throttling.${kv%%=*}-total=${kv#*=}" ;;
 		*) echo "boot.sh: unknown disk option '$kv'" >&2; exit 2 ;;
 		esac
 	done
@@ -138,14 +138,12 @@ for i in "${!disks[@]}"; do
 	*) echo "boot.sh: unknown filesystem '$fs'" >&2; exit 2 ;;
 	esac
 	if [[ -n $made ]]; then
-		drive=${drive/file=$img,/file=$made,snapshot=on,}
+		file="$made,snapshot=on"
 	else
-		truncate -s "$size" "$img"
-		case $fs in
-		ext4) mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "${from[@]}" "$img" ;;
-		xfs) mkfs.xfs -q -f "$img" ;;
-		esac
+		file=$run/disk$i.img
+		fs_image "$fs" "$size" "$file" "$src"
 	fi
+	drive="if=none,id=d$i,file=$file,format=raw,cache=unsafe$throttle"
 	qemu_disks+=(-drive "$drive" -device "virtio-blk-device,drive=d$i")
 	fslist+=("$fs")
 done
