@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# fsx and a compressible-data churn on ext4 under waves of memory pressure,
+# fsx and a compressible-data churn on ext4, their cgroups reclaimed all along,
 # with ccache loaded: no read may differ from the model (see progs/fsx.sh).
 # VM: mem=256 cpus=2 disk=ext4:512M timeout=180
 # shellcheck source=selftests/lib/tap.sh

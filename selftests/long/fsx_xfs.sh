@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # The long fsx run on xfs: two fsx processes of 500000 operations each (one
 # million on the filesystem) with mmap, truncate and hole punching, beside
-# a compressible-data churn that writes with O_DIRECT too, under waves of
-# memory pressure (see progs/fsx.sh).  Full run only.
+# a compressible-data churn that writes with O_DIRECT too, their cgroups
+# reclaimed all along (see progs/fsx.sh).  Full run only.
 # VM: mem=256 cpus=2 disk=xfs:512M timeout=10800
 # shellcheck source=selftests/lib/tap.sh
 . ./lib/tap.sh

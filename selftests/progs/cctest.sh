@@ -256,6 +256,48 @@ cc_pressure_stop() {
 	sed 's/^/# pressure: /' /tmp/pressure.log
 }
 
+# cc_reclaim_start GROUP...: a cgroup of each name (cc_in_group runs a
+# program in one) and, in the background until cc_reclaim_stop, proactive
+# reclaim of 1 MiB from each five times a second (cgroup v2 memory.reclaim,
+# 5.19 and later).  The file pages of the programs in them leave through
+# the kernel's own reclaim path, which ccache captures, soon after their
+# last use, and nothing else in the guest is pushed out: per evicted page
+# a fraction of what the waves of cc_pressure_start cost a TCG guest (the
+# shrinker is theirs to test).  A group whose pages are all in use just
+# refuses (EAGAIN).
+cc_reclaim_start() {
+	check "enable the memory controller for child cgroups" \
+		sh -c 'echo +memory > /sys/fs/cgroup/cgroup.subtree_control'
+	for g in "$@"; do
+		check "create cgroup $g" mkdir -p "/sys/fs/cgroup/$g"
+	done
+	(while :; do
+		for g in "$@"; do
+			echo 1M > "/sys/fs/cgroup/$g/memory.reclaim"
+		done 2>/dev/null
+		sleep 0.2
+	done) &
+	cc_reclaim=$!
+	cc_groups=$*
+}
+
+# cc_reclaim_stop DESC: a check that the reclaim ran until now, then stop
+# it and show each group's pages reclaimed (pgsteal) and read back
+# (workingset_refault_file) as a comment
+cc_reclaim_stop() {
+	check "$1" kill "$cc_reclaim"
+	wait "$cc_reclaim" 2>/dev/null
+	for g in $cc_groups; do
+		echo "# cgroup $g: $(grep -E '^(pgsteal|workingset_refault_file) ' \
+			"/sys/fs/cgroup/$g/memory.stat" | tr '\n' ' ')"
+	done
+}
+
+# cc_in_group GROUP PROGRAM [ARG...]: run PROGRAM in cgroup GROUP
+cc_in_group() {
+	sh -c 'echo $$ > "/sys/fs/cgroup/$0/cgroup.procs" && exec "$@"' "$@"
+}
+
 # cc_check_no_oom: a check that the OOM killer never ran (the harness does
 # not look for it; the pressure helpers volunteer as its victims, so a
 # test could lose its pressure without noticing)

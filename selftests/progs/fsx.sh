@@ -4,13 +4,15 @@
 # Body of the fsx_*.sh tests: fsx (the classic file-system exerciser, Rust
 # port from crates.io) checks its own model of a file through a random mix
 # of reads, writes, mmap reads and writes, truncates, hole punches,
-# fallocate, sendfile, copy_file_range and fadvise, while waves of memory
-# pressure keep its pages leaving through reclaim and coming back.  fsx
-# writes random (incompressible) data, which ccache should refuse, so a
-# ccfile churn on a file of compressible data runs beside it: that is the
-# part ccache stores and serves; it is read back once more after the
-# run, evicted by pressure, and must then be served.  FS names the
-# filesystem on /mnt/d0.
+# fallocate, sendfile, copy_file_range and fadvise, while proactive
+# reclaim of its cgroup keeps its pages leaving through reclaim (and
+# ccache) and coming back.  Half the bytes fsx writes are random, so a
+# page it wrote all over compresses too poorly to keep, and ccache refuses
+# it; the pages it wrote in part, extended or punched (zeros) are stored
+# and served.  A ccfile churn on a file of compressible data runs beside
+# it, in a cgroup of its own reclaimed the same way; the churn file is
+# read back once more after the run, evicted, and must then be served.
+# FS names the filesystem on /mnt/d0.
 
 : "${FS:?set FS}"
 FSX=/usr/local/bin/fsx
@@ -48,10 +50,10 @@ mkdir -p "$dir"
 check "create the churn file" "$CCFILE" create "$dir/churn" 2M
 cc_snap run
 start=$(now_s)
-cc_pressure_start 8
+cc_reclaim_start fsx1 fsx2 churn
 for i in 1 2; do
-	$FSX -N "$ops" -S $((i * 7919)) -f /tmp/fsx.toml -P /tmp "$dir/fsx$i" \
-		> "/tmp/fsx$i.log" 2>&1 &
+	cc_in_group "fsx$i" $FSX -N "$ops" -S $((i * 7919)) -f /tmp/fsx.toml \
+		-P /tmp "$dir/fsx$i" > "/tmp/fsx$i.log" 2>&1 &
 	eval "fsx$i=\$!"
 done
 # churn rounds of $churn_s s, the last one starting before fsx ends
@@ -59,8 +61,8 @@ done
 (n=0
 while [ $n -eq 0 ] || kill -0 "$fsx1" 2>/dev/null || kill -0 "$fsx2" 2>/dev/null; do
 	n=$((n + 1))
-	"$CCFILE" churn -t $churn_s -s $((n * 7907)) "$dir/churn" \
-		>> /tmp/churn.log 2>&1 || exit 1
+	cc_in_group churn "$CCFILE" churn -t $churn_s -s $((n * 7907)) \
+		"$dir/churn" >> /tmp/churn.log 2>&1 || exit 1
 done
 echo "$n rounds" >> /tmp/churn.log) &
 churn=$!
@@ -80,7 +82,7 @@ st=$?
 [ $st -eq 0 ] || bad=$((bad + 1))
 tap_result $st "$FS: ccfile churn (compressible data) matched its model"
 sed 's/^/# /' /tmp/churn.log | tail -n 40
-cc_pressure_stop "memory pressure ran to the end of the run"
+cc_reclaim_stop "reclaim ran to the end of the run"
 echo "# the run took $(echo "$(now_s) $start" | awk '{ print $1 - $2 }') s"
 
 cc_show "after the run"
@@ -89,7 +91,7 @@ for s in captures hits reject_poor_compression; do
 done
 # What ccache saw of the run itself depends on timing: on idle cycles the
 # busy guest rarely has (the default backend compresses on them), on how
-# much the pressure pushed out beside dirty pages, and, where the
+# much the reclaim pushed out beside dirty pages, and, where the
 # filesystem uses large folios, on every page of a folio being stored.
 # So once the guest is quiet the files are read, evicted and the churn
 # file read back: ccache must capture them, refuse fsx's random data and
