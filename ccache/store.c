@@ -18,7 +18,7 @@
 
 DEFINE_SPINLOCK(ccache_lock);
 
-/* Per-file records, by key; under ccache_lock. */
+/* Per-file records, by superblock and inode number; under ccache_lock. */
 static DEFINE_HASHTABLE(ccache_inodes, 12);
 /*
  * The record found last, or NULL; under ccache_lock.  Reclaim evicts a
@@ -65,9 +65,14 @@ static struct ccache_stage *ccache_stages;	/* all of them */
 static struct ccache_stage **ccache_staging;	/* the free ones, a stack */
 static unsigned int ccache_staging_free, ccache_staging_total;
 
+static u32 ccache_inode_hash(const struct ccache_key *key)
+{
+	return hash_ptr(key->sb, 32) ^ hash_long(key->ino, 32);
+}
+
 static u32 ccache_key_hash(const struct ccache_key *key)
 {
-	return hash_ptr(key->sb, 32) ^ hash_long(key->ino, 32) ^ key->generation;
+	return ccache_inode_hash(key) ^ key->generation;
 }
 
 /**
@@ -83,11 +88,10 @@ u32 ccache_page_tag(const struct ccache_key *key, pgoff_t index)
 	return hash_32(ccache_key_hash(key) ^ hash_long(index, 32), 32) | 1;
 }
 
-static bool ccache_key_equal(const struct ccache_key *a,
-			     const struct ccache_key *b)
+static bool ccache_same_inode(const struct ccache_key *a,
+			      const struct ccache_key *b)
 {
-	return a->sb == b->sb && a->ino == b->ino &&
-	       a->generation == b->generation;
+	return a->sb == b->sb && a->ino == b->ino;
 }
 
 /**
@@ -102,28 +106,49 @@ void ccache_key_of(struct inode *inode, struct ccache_key *key)
 	key->generation = inode->i_generation;
 }
 
+/*
+ * @ci was last used under another generation: a past file of that inode
+ * number, or this file before its generation changed.  Its pages may
+ * differ from this file's: erase them, and make the record this one's.
+ */
+static void ccache_inode_regenerate(struct ccache_inode *ci,
+				    const struct ccache_key *key)
+{
+	unsigned long n = ccache_erase_range(ci, 0, ULONG_MAX);
+
+	ccache_stat_add(invalidations, n);
+	trace_ccache_invalidate(&ci->key, 0, ULONG_MAX, n);
+	ci->key.generation = key->generation;
+	ci->epoch++;
+}
+
 /**
  * ccache_inode_lookup() - find a file's record
  * @key: the file
+ *
+ * A record of the same inode number under another generation is this
+ * file's from now on, emptied first (see store.h, "Coherence").
  *
  * Context: ccache_lock held.
  * Return: the record, or NULL.
  */
 struct ccache_inode *ccache_inode_lookup(const struct ccache_key *key)
 {
-	struct ccache_inode *ci;
+	struct ccache_inode *ci = ccache_inode_last;
 
 	lockdep_assert_held(&ccache_lock);
-	ci = ccache_inode_last;
-	if (ci && ccache_key_equal(&ci->key, key))
-		return ci;
-	hash_for_each_possible(ccache_inodes, ci, hash, ccache_key_hash(key)) {
-		if (ccache_key_equal(&ci->key, key)) {
-			ccache_inode_last = ci;
-			return ci;
-		}
+	if (!ci || !ccache_same_inode(&ci->key, key)) {
+		hash_for_each_possible(ccache_inodes, ci, hash,
+				       ccache_inode_hash(key))
+			if (ccache_same_inode(&ci->key, key))
+				break;
+		if (!ci)
+			return NULL;
+		ccache_inode_last = ci;
 	}
-	return NULL;
+	if (unlikely(ci->key.generation != key->generation))
+		ccache_inode_regenerate(ci, key);
+	return ci;
 }
 
 /**
@@ -146,7 +171,7 @@ struct ccache_inode *ccache_inode_get_or_create(const struct ccache_key *key)
 		return NULL;
 	ci->key = *key;
 	xa_init(&ci->entries);
-	hash_add(ccache_inodes, &ci->hash, ccache_key_hash(key));
+	hash_add(ccache_inodes, &ci->hash, ccache_inode_hash(key));
 	ccache_stat_inc(inodes);
 	return ci;
 }

@@ -37,6 +37,12 @@
  * publishes a result only if the xarray slot still holds the very entry it
  * compressed and the inode's epoch is the one captured; otherwise it drops
  * the result.  Any failure ends in dropping an entry, never in keeping one.
+ *
+ * A file's generation can change while it lives, with no invalidation
+ * (ext4's EXT4_IOC_SETVERSION), and change back: so there is one record
+ * per (superblock, inode number), and a lookup under another generation
+ * erases the record's entries and moves it to the generation asked for.
+ * Entries of a past file or past generation are never served.
  */
 #ifndef _CCACHE_STORE_H
 #define _CCACHE_STORE_H
@@ -62,8 +68,8 @@ struct ccache_key {
 
 /* Per-file state, created on the first capture; all fields under ccache_lock. */
 struct ccache_inode {
-	struct hlist_node hash;		/* in ccache_inodes */
-	struct ccache_key key;
+	struct hlist_node hash;		/* in ccache_inodes, by sb and ino */
+	struct ccache_key key;		/* generation: the last one looked up */
 	struct xarray entries;		/* page index -> struct ccache_entry */
 	unsigned long nr_entries;
 	unsigned long epoch;		/* bumped by every invalidation */

@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -34,6 +36,8 @@ static const char usage[] =
 "                                        ZERO_RANGE, COLLAPSE_RANGE, INSERT_RANGE\n"
 "  rename FROM TO                        rename(2), over TO if it exists\n"
 "  unlink FILE\n"
+"  generation FILE [GEN]                 print the inode's generation, or set\n"
+"                                        it (FS_IOC_SETVERSION, ext4)\n"
 "  verify [-m HOW] FILE...               HOW: read (default), readahead, sendfile,\n"
 "                                        mmap, direct, all\n"
 "  evict [-t SECS] [-a ROUNDS] [-f MIB] [-l PCT] [-q] FILE...  memory pressure\n"
@@ -262,6 +266,29 @@ static int cmd_resident(char **files, int n)
 	return 0;
 }
 
+/* generation FILE [GEN]: print the inode's generation, or set it */
+static int cmd_generation(int argc, char **argv)
+{
+	long gen;
+	int fd, err;
+
+	if (argc < 1 || argc > 2)
+		die("%s", usage);
+	fd = open_file(argv[0], O_RDONLY);
+	if (argc == 2) {
+		gen = strtol(argv[1], NULL, 0);
+		err = ioctl(fd, FS_IOC_SETVERSION, &gen);
+	} else {
+		err = ioctl(fd, FS_IOC_GETVERSION, &gen);
+	}
+	if (err)
+		die("%s: generation: %s\n", argv[0], strerror(errno));
+	if (argc == 1)
+		printf("%ld\n", gen);
+	close(fd);
+	return 0;
+}
+
 /* churn: a small fsx with compressible data */
 static unsigned long long rng_state;
 
@@ -479,6 +506,8 @@ int main(int argc, char **argv)
 			die("no model for %s\n", argv[0]);
 		return 0;
 	}
+	if (!strcmp(cmd, "generation"))
+		return cmd_generation(argc, argv);
 	if (!strcmp(cmd, "unlink")) {
 		need(argc, 1);
 		if (unlink(argv[0]))
