@@ -29,6 +29,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/blkdev.h>
 #include <linux/fs.h>
 #include <linux/highmem.h>
 #include <linux/llist.h>
@@ -77,8 +78,14 @@ static const char * const ccache_fs_type_names[CCACHE_FS_COUNT] = {
  * ccache_fs_allowed() - may pages of this file be cached at all?
  * @inode: the file
  *
+ * A filesystem on a DAX-capable device (persistent memory) is left out
+ * whole: a file can be switched to DAX and back while it lives (ext4 and
+ * xfs, "-o dax=inode" and chattr +x), and DAX writes invalidate nothing,
+ * so pages stored before a switch could outlive writes made after it.
+ *
  * Return: true for a regular file on an active filesystem listed in the
- * "filesystems" knob that is neither DAX, fs-verity nor encrypted.
+ * "filesystems" knob, neither fs-verity nor encrypted, on a device
+ * without DAX.
  */
 bool ccache_fs_allowed(struct inode *inode)
 {
@@ -87,7 +94,8 @@ bool ccache_fs_allowed(struct inode *inode)
 	int fs;
 
 	if (!S_ISREG(inode->i_mode) || IS_DAX(inode) || IS_VERITY(inode) ||
-	    IS_ENCRYPTED(inode) || !(sb->s_flags & SB_ACTIVE))
+	    IS_ENCRYPTED(inode) || !(sb->s_flags & SB_ACTIVE) ||
+	    (sb->s_bdev && blk_queue_dax(bdev_get_queue(sb->s_bdev))))
 		return false;
 	for_each_set_bit(fs, &allowed, CCACHE_FS_COUNT)
 		if (!strcmp(sb->s_type->name, ccache_fs_type_names[fs]))
@@ -101,13 +109,24 @@ static bool ccache_is_reclaim(struct folio *folio)
 	return folio_ref_count(folio) == 0 && (current->flags & PF_MEMALLOC);
 }
 
-/* Is the folio's content exactly what the file holds on disk? */
+/*
+ * Is the folio's content exactly what the file holds on disk?  Not when a
+ * writeback of the file failed: the kernel leaves such a folio clean and
+ * uptodate, holding data the disk never got (the file's wb_err remembers
+ * the error for good).  Not while direct I/O is in flight (i_dio_count): a
+ * direct write may be about to change the blocks behind the folio, and
+ * the kernel's invalidation after it skips a file with no pages cached.
+ */
 static bool ccache_folio_capturable(struct folio *folio)
 {
+	struct address_space *mapping = folio->mapping;
+
 	return folio_test_uptodate(folio) && !folio_test_dirty(folio) &&
 	       !folio_test_writeback(folio) && !folio_test_hwpoison(folio) &&
 	       folio_nr_pages(folio) <= CCACHE_MAX_FOLIO_PAGES &&
-	       !mapping_exiting(folio->mapping);
+	       !mapping_exiting(mapping) && !READ_ONCE(mapping->wb_err) &&
+	       !test_bit(AS_EIO, &mapping->flags) &&
+	       !atomic_read(&mapping->host->i_dio_count);
 }
 
 static void ccache_capture_done(struct kspu_job *job);
