@@ -182,9 +182,10 @@ static void ccache_serve(struct readahead_control *rac)
 	/* a lost return probe may have left stale entries: drop them all */
 	missed = ccache_hooks_missed();
 	if (unlikely(missed != READ_ONCE(ccache_missed_seen))) {
-		WRITE_ONCE(ccache_missed_seen, missed);
 		pr_warn_ratelimited("a return probe was missed: dropping all entries\n");
+		/* first the drop, so that no reader serves what it drops */
 		ccache_drop_all();
+		WRITE_ONCE(ccache_missed_seen, missed);
 	}
 	if (rac->_batch_count || index == end || !ccache_param_enabled() ||
 	    !ccache_stat_read(stored_pages) || !ccache_fs_allowed(inode)) {
