@@ -11,5 +11,6 @@
 . ./progs/cctest.sh
 FS=ext4
 ops=500000
+reclaim_s=1
 # shellcheck source=selftests/progs/fsx.sh
 . ./progs/fsx.sh

@@ -256,16 +256,18 @@ cc_pressure_stop() {
 	sed 's/^/# pressure: /' /tmp/pressure.log
 }
 
-# cc_reclaim_start GROUP...: a cgroup of each name (cc_in_group runs a
-# program in one) and, in the background until cc_reclaim_stop, proactive
-# reclaim of 1 MiB from each five times a second (cgroup v2 memory.reclaim,
-# 5.19 and later).  The file pages of the programs in them leave through
+# cc_reclaim_start [-i SECS] GROUP...: a cgroup of each name (cc_in_group
+# runs a program in one) and, in the background until cc_reclaim_stop,
+# proactive reclaim of 1 MiB from each every SECS seconds (default 0.2;
+# cgroup v2 memory.reclaim, 5.19 and later).  The file pages of the programs in them leave through
 # the kernel's own reclaim path, which ccache captures, soon after their
 # last use, and nothing else in the guest is pushed out: per evicted page
 # a fraction of what the waves of cc_pressure_start cost a TCG guest (the
 # shrinker is theirs to test).  A group whose pages are all in use just
 # refuses (EAGAIN).
 cc_reclaim_start() {
+	every=0.2
+	[ "$1" != -i ] || { every=$2; shift 2; }
 	check "enable the memory controller for child cgroups" \
 		sh -c 'echo +memory > /sys/fs/cgroup/cgroup.subtree_control'
 	for g in "$@"; do
@@ -275,7 +277,7 @@ cc_reclaim_start() {
 		for g in "$@"; do
 			echo 1M > "/sys/fs/cgroup/$g/memory.reclaim"
 		done 2>/dev/null
-		sleep 0.2
+		sleep "$every"
 	done) &
 	cc_reclaim=$!
 	cc_groups=$*
