@@ -112,8 +112,9 @@ static bool ccache_is_reclaim(struct folio *folio)
 /*
  * Is the folio's content exactly what the file holds on disk?  Not when a
  * writeback of the file failed: the kernel leaves such a folio clean and
- * uptodate, holding data the disk never got (the file's wb_err remembers
- * the error for good).  Not while direct I/O is in flight (i_dio_count): a
+ * uptodate, holding data the disk never got (mapping_set_error() records
+ * it in wb_err, which keeps it for good, beside AS_EIO, which a sync
+ * clears).  Not while direct I/O is in flight (i_dio_count): a
  * direct write may be about to change the blocks behind the folio, and
  * the kernel's invalidation after it skips a file with no pages cached.
  */
@@ -125,7 +126,6 @@ static bool ccache_folio_capturable(struct folio *folio)
 	       !folio_test_writeback(folio) && !folio_test_hwpoison(folio) &&
 	       folio_nr_pages(folio) <= CCACHE_MAX_FOLIO_PAGES &&
 	       !mapping_exiting(mapping) && !READ_ONCE(mapping->wb_err) &&
-	       !test_bit(AS_EIO, &mapping->flags) &&
 	       !atomic_read(&mapping->host->i_dio_count);
 }
 

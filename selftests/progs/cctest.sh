@@ -259,9 +259,9 @@ cc_pressure_stop() {
 # cc_reclaim_start [-i SECS] GROUP...: a cgroup of each name (cc_in_group
 # runs a program in one) and, in the background until cc_reclaim_stop,
 # proactive reclaim of 1 MiB from each every SECS seconds (default 0.2;
-# cgroup v2 memory.reclaim, 5.19 and later).  The file pages of the programs in them leave through
-# the kernel's own reclaim path, which ccache captures, soon after their
-# last use, and nothing else in the guest is pushed out: per evicted page
+# cgroup v2 memory.reclaim, 5.19 and later).  The file pages of the
+# programs in them leave through the kernel's own reclaim path, which
+# ccache captures, soon after their last use, and nothing else in the guest is pushed out: per evicted page
 # a fraction of what the waves of cc_pressure_start cost a TCG guest (the
 # shrinker is theirs to test).  A group whose pages are all in use just
 # refuses (EAGAIN).
