@@ -261,10 +261,10 @@ cc_pressure_stop() {
 # proactive reclaim of 1 MiB from each every SECS seconds (default 0.2;
 # cgroup v2 memory.reclaim, 5.19 and later).  The file pages of the
 # programs in them leave through the kernel's own reclaim path, which
-# ccache captures, soon after their last use, and nothing else in the guest is pushed out: per evicted page
-# a fraction of what the waves of cc_pressure_start cost a TCG guest (the
-# shrinker is theirs to test).  A group whose pages are all in use just
-# refuses (EAGAIN).
+# ccache captures, soon after their last use, and nothing else in the
+# guest is pushed out: per evicted page a fraction of what the waves of
+# cc_pressure_start cost a TCG guest (the shrinker is theirs to test).  A
+# group whose pages are all in use just refuses (EAGAIN).
 cc_reclaim_start() {
 	every=0.2
 	[ "$1" != -i ] || { every=$2; shift 2; }

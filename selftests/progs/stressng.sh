@@ -4,15 +4,18 @@
 # Body of the stress-ng tests (selftests/stress_ng.sh, long/stress_ng.sh):
 # with ccache loaded, stress-ng's file stressors that check what they read
 # back (--verify: hdd, mmap of a file, readahead, seek), and sendfile, run
-# for $secs seconds on ext4 and then on xfs, beside ccfile's waves of
-# memory pressure, so that their files' pages leave through reclaim, are
-# captured, and come back from ccache.  stress-ng must report no failure,
+# for $secs seconds on ext4 and then on xfs.  stress-ng runs in a cgroup
+# reclaimed every 0.2 s (cc_reclaim_start), so that its files' pages leave
+# through reclaim, are captured, and come back from ccache however slowly
+# the stressors lay out their files (on the debug kernel a 96 MiB file took
+# longer than a 60 s run); ccfile's waves of memory pressure run beside it,
+# so that the pool's shrinker works too.  stress-ng must report no failure,
 # and ccache must have captured pages in each run and served some: a run
-# that never hit proves nothing.  The files take about the guest's RAM.
-# stress-ng and its libraries take 30 MB of it (the guest's root is in
-# RAM), and the mmap stressor's mapped pages are slow to reclaim: the
-# pressure leaves 24 MiB (-f) and the mapping is small, or the pressure
-# itself met the OOM killer (48 MiB mapped, -f 8).
+# that never hit proves nothing.  stress-ng and its libraries take 30 MB
+# of the guest's RAM (its root is in RAM), and the mmap stressor's mapped
+# pages are slow to reclaim: the pressure leaves 24 MiB (-f) and the
+# mapping is small, or the pressure itself met the OOM killer (48 MiB
+# mapped, -f 8).
 #
 # Needs: secs, lib/tap.sh and progs/cctest.sh sourced; the guest's
 # stress-ng from selftests/prep/stress_ng.sh.
@@ -28,10 +31,10 @@ SNG=/usr/bin/stress-ng
 stressors() {
 	echo "--temp-path $1 --timeout ${secs}s --verify --metrics-brief" \
 		"--oom-avoid --yaml /tmp/stress-ng.yaml" \
-		"--hdd 1 --hdd-bytes 96M --hdd-opts wr-seq,rd-rnd" \
+		"--hdd 1 --hdd-bytes 32M --hdd-opts wr-seq,rd-rnd" \
 		"--mmap 1 --mmap-file --mmap-bytes 16M" \
-		"--readahead 1 --readahead-bytes 96M" \
-		"--seek 1 --seek-size 96M" \
+		"--readahead 1 --readahead-bytes 32M" \
+		"--seek 1 --seek-size 32M" \
 		"--sendfile 1 --sendfile-size 64K"
 }
 
@@ -47,10 +50,12 @@ for mnt in /mnt/d0 /mnt/d1; do
 	dir=$mnt/stress-ng
 	mkdir -p $dir
 	cc_pressure_start 24
+	cc_reclaim_start stress-ng
 	cc_snap run
 	# shellcheck disable=SC2046 # the options are words
-	$SNG $(stressors $dir) > /tmp/stress-ng.log 2>&1
+	cc_in_group stress-ng $SNG $(stressors $dir) > /tmp/stress-ng.log 2>&1
 	st=$?
+	cc_reclaim_stop "$fs: reclaim of stress-ng's cgroup ran to the end"
 	cc_pressure_stop "$fs: memory pressure ran to the end of the run"
 	check_eq "$fs: stress-ng --verify exit status" $st 0
 	check_fails "$fs: stress-ng reported no failure" \
