@@ -3,14 +3,14 @@
 # ccache: the entry point for users and developers (Kbuild lists the objects).
 #
 #   make [KVER=RELEASE|SERIES] [KDIR=DIR]   build ccache.ko
-#   make check      run the test suite in guests on the default kernel (6.1)
+#   make check      run the test suite in guests on the default kernel (6.1;
+#                   KERNEL=6.12, 7 or 6.1-debug for another)
 #   make check-full the same with every offload backend through every core
-#                   test (selftests/variants), then on the debug kernel
-#                   when it is built
-#   make check-debug build the debug kernel (KASAN, lockdep, kmemleak...)
-#                   unless cached, and run make check's suite on it
-#                   (FULL=1: check-full's)
-#   make matrix     build and run check-full's suite on 6.1, 6.12 and 7.x
+#                   test (selftests/variants) and the long runs (long/)
+#   make check-debug make check on the debug kernel (KASAN, lockdep,
+#                   kmemleak...), built first unless cached (FULL=1:
+#                   make check-full on it)
+#   make matrix     make check-full on 6.1, 6.12, 7.x and the debug kernel
 #   make demo       show ccache at work in a guest
 #   make bench-offload  capture cost and streaming rate per offload backend
 #   make bench-web  web (nginx, Apache) and fio benchmark, ccache against the
@@ -88,27 +88,22 @@ test-modules:
 test-progs:
 	@$(MAKE) --no-print-directory -C selftests/progs
 
-check check-full:
-	@$(SETUP)
-	@$(MAKE) --no-print-directory KVER=6.1 modules test-modules test-progs
-	@selftests/run.sh $(if $(filter check-full,$@),-f) -k $$($(KERNELS) resolve 6.1)
-	@$(if $(filter check-full,$@),if $(DEBUG_KERNEL) --cached >/dev/null; then \
-		$(MAKE) --no-print-directory check-debug FULL=1; \
-	else echo "No debug kernel: make check-debug builds it (about an hour)"; fi)
+# KERNEL: a series (6.1, 6.12, 7) or 6.1-debug, tools/debug-kernel.sh's
+# kernel (built first when not cached, about an hour)
+KERNEL ?= 6.1
 
-# the debug kernel: built when first asked for (about an hour), then cached
+check check-full:
+	@$(SETUP) $(if $(filter 6.1 6.1-debug,$(KERNEL)),,--all)
+	@$(if $(filter 6.1-debug,$(KERNEL)),$(DEBUG_KERNEL) >/dev/null)
+	@$(MAKE) --no-print-directory KVER=$(KERNEL) modules test-modules test-progs
+	@selftests/run.sh $(if $(filter check-full,$@),-f) -k $$($(KERNELS) resolve $(KERNEL))
+
 check-debug:
-	@$(SETUP)
-	@$(DEBUG_KERNEL) >/dev/null
-	@$(MAKE) --no-print-directory KVER=6.1-debug modules test-modules test-progs
-	@selftests/run.sh $(if $(filter-out 0,$(FULL)),-f) -k $$($(DEBUG_KERNEL) --release)
+	@$(MAKE) --no-print-directory $(if $(filter-out 0,$(FULL)),check-full,check) KERNEL=6.1-debug
 
 matrix:
-	@$(SETUP) --all
-	@$(MAKE) --no-print-directory test-progs
-	@set -e; for s in 6.1 6.12 7; do \
-		$(MAKE) --no-print-directory KVER=$$s modules test-modules; \
-		selftests/run.sh -f -k $$($(KERNELS) resolve $$s); \
+	@set -e; for k in 6.1 6.12 7 6.1-debug; do \
+		$(MAKE) --no-print-directory check-full KERNEL=$$k; \
 	done
 
 demo:

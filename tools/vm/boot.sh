@@ -82,15 +82,19 @@ mem=${mem:-256} cpus=${cpus:-1} timeout=${timeout:-120}
 guest=$("$top/tools/kernels.sh" guest "$release")
 kernel=$guest/vmlinux
 # A kernel with KASAN (tools/debug-kernel.sh) runs everything several times
-# slower: its guests get that many times longer (CCACHE_TIMEOUT_FACTOR).
+# slower: its guests get that many times longer (CCACHE_TIMEOUT_FACTOR),
+# and the guest's tests see the factor as CCACHE_SLOWDOWN (the long runs
+# divide their operations by it, to end in about the same time).
 # It keeps about 140 MiB of a guest's RAM for itself (a larger image,
 # KASAN's shadow, lockdep's tables): its guests get 160 MiB more, so tests
 # keep the memory pressure they were written for.  Its vmlinux cannot boot
 # through the PVH entry, whose code KASAN instruments and which runs before
 # KASAN's shadow exists: it boots its compressed image through the
 # firmware (about 10 s more).
+slowdown=1
 if grep -qs '^CONFIG_KASAN=y' "$guest"/boot/config-*; then
-	timeout=$((timeout * ${CCACHE_TIMEOUT_FACTOR:-5}))
+	slowdown=${CCACHE_TIMEOUT_FACTOR:-5}
+	timeout=$((timeout * slowdown))
 	mem=$((mem + 160))
 	kernel=$guest/boot/vmlinuz-$release
 fi
@@ -154,6 +158,7 @@ done
 	echo "CCACHE_SHELL=$interactive"
 	echo "CCACHE_MODOPTS='$modopts'"
 	echo "CCACHE_PRELOAD='$preload'"
+	echo "CCACHE_SLOWDOWN=$slowdown"
 } > "$stage/run.conf"
 (cd "$stage" && find . | cpio -o -H newc --quiet) > "$run/run.cpio"
 cat "$base" "$run/run.cpio" > "$run/initrd"
