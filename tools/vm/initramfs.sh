@@ -20,7 +20,7 @@ cache=${CCACHE_DEV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ccache-dev}/initramfs
 out=$cache/$release.cpio
 
 # Kernel modules every guest may need; those built into a kernel are skipped.
-modules="virtio_mmio virtio_blk ext4 xfs zsmalloc crc32c_generic libcrc32c
+modules="virtio_mmio virtio_blk loop ext4 xfs zsmalloc crc32c_generic libcrc32c
 	lzo lzo-rle lz4 lz4hc zstd deflate 842"
 # Host programs copied in with their libraries, at the same paths (busybox
 # sh prefers its own applets: tests call these by full path).  Programs the
