@@ -8,8 +8,12 @@
 # sits on a tmpfs, shrunk to what it holds once the filesystem is made and
 # a control file written, so that the loop driver fails every write to a
 # block not written before (ENOSPC) and ext4's writeback of a new file
-# fails with EIO, while its metadata and journal, written by mke2fs, still
-# take writes.
+# fails, while its metadata and journal, written by mke2fs, still take
+# writes.  Blocks of a page each (-b 4096) and no large folios in the
+# tmpfs (huge=never): from 6.12 the loop driver takes a short write for a
+# whole one, so a write that began in a page allocated before lost the
+# rest without an error (with 1 KiB blocks, after the control file's last
+# page).
 # VM: mem=192 cpus=2 timeout=180
 # shellcheck source=selftests/lib/tap.sh
 . ./lib/tap.sh
@@ -27,12 +31,12 @@ md5() {
 
 mkdir -p $back $mnt
 check "mount a tmpfs for the backing file" \
-	mount -t tmpfs -o size=64m tmpfs $back
+	mount -t tmpfs -o size=64m,huge=never tmpfs $back
 check "make a sparse 48 MiB backing file" truncate -s 48M $back/img
 check "attach it to /dev/loop0" losetup /dev/loop0 $back/img
 # inode tables and journal written now (no lazy init, no discard), so
 # that later writes to them find their blocks in the tmpfs
-check "make an ext4 on it" /sbin/mke2fs -q -F -t ext4 \
+check "make an ext4 on it" /sbin/mke2fs -q -F -t ext4 -b 4096 \
 	-E lazy_itable_init=0,lazy_journal_init=0,nodiscard /dev/loop0
 check "mount it" mount -t ext4 /dev/loop0 $mnt
 cc_start
@@ -46,7 +50,7 @@ check "shrink the tmpfs to what it holds" \
 out=$("$CCFILE" create $bad 1M 2>&1)
 echo "# ccfile: $out"
 case $out in
-*fsync*error*) st=0 ;;
+*"fsync $bad: "*) st=0 ;;
 *) st=1 ;;
 esac
 tap_result $st "a new file's fsync fails (its blocks have no room behind them)"
