@@ -38,6 +38,8 @@ static const char usage[] =
 "  unlink FILE\n"
 "  generation FILE [GEN]                 print the inode's generation, or set\n"
 "                                        it (FS_IOC_SETVERSION, ext4)\n"
+"  clone FROM TO                         TO shares FROM's blocks (FICLONE,\n"
+"                                        reflink); TO no larger than FROM\n"
 "  verify [-m HOW] FILE...               HOW: read (default), readahead, sendfile,\n"
 "                                        mmap, direct, all\n"
 "  evict [-t SECS] [-a ROUNDS] [-f MIB] [-l PCT] [-q] FILE...  memory pressure\n"
@@ -289,6 +291,31 @@ static int cmd_generation(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * clone FROM TO: TO becomes a reflink copy of FROM (FICLONE), and its
+ * model FROM's.  FICLONE leaves TO's bytes past FROM's end in place, which
+ * one model cannot describe beside FROM's (a model has one seed): TO must
+ * be no larger than FROM.
+ */
+static int cmd_clone(const char *from, const char *to)
+{
+	struct model m, old;
+	int src, dst;
+
+	if (model_load(from, &m) || model_load(to, &old))
+		return 1;
+	if (old.size > m.size)
+		die("clone %s %s: the target is the larger\n", from, to);
+	src = open_file(from, O_RDONLY);
+	dst = open_file(to, O_WRONLY);
+	if (ioctl(dst, FICLONE, src))
+		die("clone %s %s: %s\n", from, to, strerror(errno));
+	close(src);
+	sync_close(to, dst);
+	model_save(to, &m);
+	return 0;
+}
+
 /* churn: a small fsx with compressible data */
 static unsigned long long rng_state;
 
@@ -508,6 +535,10 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "generation"))
 		return cmd_generation(argc, argv);
+	if (!strcmp(cmd, "clone")) {
+		need(argc, 2);
+		return cmd_clone(argv[0], argv[1]);
+	}
 	if (!strcmp(cmd, "unlink")) {
 		need(argc, 1);
 		if (unlink(argv[0]))

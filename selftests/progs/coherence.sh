@@ -12,6 +12,9 @@
 dir=/mnt/d0/coherence
 MB=1048576
 events="truncate extend punch zero collapse insert odirect overwrite renameover"
+# xfs shares blocks between files (reflink, on by default since xfsprogs
+# 5.1); ext4 cannot
+[ "$FS" != xfs ] || events="$events reflink"
 [ -d /mnt/d0 ] || tap_skip_all "no data disk at /mnt/d0"
 
 # the files as created: 4 MiB of compressible data each
@@ -20,6 +23,7 @@ setup_event() {
 	case $1 in
 	extend) "$CCFILE" create "$f" $((4 * MB - 1000)) ;;
 	renameover) "$CCFILE" create "$f" 4M && "$CCFILE" create "$f.new" 4M ;;
+	reflink) "$CCFILE" create "$f" 4M && "$CCFILE" create "$f.src" 4M ;;
 	*) "$CCFILE" create "$f" 4M ;;
 	esac
 }
@@ -56,6 +60,10 @@ mutate_event() {
 		# the old inode goes with its pages in ccache; the new one's
 		# pages are in ccache too
 		"$CCFILE" rename "$f.new" "$f" ;;
+	reflink)
+		# the file's blocks are swapped for the other file's, whose
+		# pages are in ccache too
+		"$CCFILE" clone "$f.src" "$f" ;;
 	esac
 }
 
@@ -63,6 +71,7 @@ all_files() {
 	for e in $events; do
 		echo "$dir/$e"
 		[ "$e" != renameover ] || [ ! -e "$dir/$e.new" ] || echo "$dir/$e.new"
+		[ "$e" != reflink ] || echo "$dir/$e.src"
 	done
 }
 
