@@ -82,11 +82,12 @@ run_one() {
 	printf '%-28s %-8s %4ss\n' "$t$label" "$word" $((SECONDS - start))
 }
 
-# longest first (by the timeout a test asks for), so the slowest does not
-# start last and keep one slot busy alone at the end
+# longest first (by the timeout a test asks for: a guest test's "# VM:"
+# line, a host test's "# HOST:" line), so the slowest does not start last
+# and keep one slot busy alone at the end
 timeout_of() {
 	local t
-	t=$(sed -n 's/^# VM:.*timeout=\([0-9]*\).*/\1/p' "$1" 2>/dev/null)
+	t=$(sed -n 's/^# \(VM\|HOST\):.*timeout=\([0-9]*\).*/\2/p' "$1" 2>/dev/null)
 	echo "${t:-60}"
 }
 order=$(for i in "${!tests[@]}"; do
