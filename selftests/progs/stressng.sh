@@ -73,7 +73,8 @@ for mnt in /mnt/d0 /mnt/d1; do
 	[ "$st" = 0 ] || failed=$((failed + 1))
 	rm -rf $dir
 done
-# hits per filesystem vary (69 to 1013 in a minute): the check is on both
+# hits per filesystem vary (6.12: 1292 on ext4 and 3301 on xfs in a minute;
+# the debug kernel 37 in all): the check is on both
 check_gt "ccache served pages during the runs (hits)" $total_hits 0
 cc_check_no_oom
 check "rmmod ccache" /sbin/rmmod ccache
