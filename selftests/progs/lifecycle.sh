@@ -25,7 +25,8 @@ writers="/mnt/d0/w1 /mnt/d1/w2"
 
 if [ -n "$with_fsx" ]; then
 	[ -x $FSX ] || tap_skip_all "no $FSX in the guest (tools/setup.sh installs it)"
-	# 4 MiB, operations up to 128 KiB, mmap, truncate and hole punching on
+	# 4 MiB, operations up to 128 KiB, mmap, truncate and hole punching on;
+	# no mapreads, whose mappings fsx 0.3.2 leaks (progs/fsx.sh)
 	cat > /tmp/fsx.toml <<'CONF'
 flen = 4194304
 [opsize]
@@ -33,7 +34,7 @@ max = 131072
 [weights]
 truncate = 3
 punch_hole = 3
-mapread = 8
+mapread = 0
 mapwrite = 4
 sendfile = 2
 CONF
