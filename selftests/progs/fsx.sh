@@ -17,20 +17,24 @@
 : "${FS:?set FS}"
 FSX=/usr/local/bin/fsx
 dir=/mnt/d0/fsx
-# A long run (selftests/long/) sets more operations per fsx process,
+# A long run (selftests/long/, long=1) runs 500000 operations per fsx
+# process, as many times fewer on a debug kernel (CCACHE_SLOWDOWN,
+# tools/vm/boot.sh: its checkers need the code paths, not the count),
 # reclaims less often and pauses the churn between its rounds, for fsx's
 # sake: every 0.2 s, 2 x 4000 operations took 74 s with 92,630 captures
 # and 8,042 hits; every second 52 s, 23,873 and 2,895.  The churn costs
 # fsx 40% of its speed (2 x 6000 operations in 36 s against 22 s without).
-ops=${ops:-2500}
-reclaim_s=${reclaim_s:-0.2}
-churn_s=30
-churn_pause_s=${churn_pause_s:-0}
 # fsx 0.3.2 never unmaps what a mapread mapped: past vm.max_map_count
 # (65530) mappings its mmap fails (ENOMEM, fsx panics), and long before
-# that every leaked mapping slows reclaim's rmap walks.  A long run sets
+# that every leaked mapping slows reclaim's rmap walks.  A long run does
 # no mapreads (mapwrite maps and faults the file in, and unmaps).
-mapread=${mapread:-8}
+if [ -n "${long:-}" ]; then
+	ops=$((500000 / ${CCACHE_SLOWDOWN:-1})) reclaim_s=1 churn_pause_s=60
+	mapread=0
+else
+	ops=2500 reclaim_s=0.2 churn_pause_s=0 mapread=8
+fi
+churn_s=30
 [ -d /mnt/d0 ] || tap_skip_all "no data disk at /mnt/d0"
 [ -x $FSX ] || tap_skip_all "no $FSX in the guest (tools/setup.sh installs it)"
 
