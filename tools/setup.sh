@@ -21,6 +21,7 @@ packages=(
 	linux-source-6.1	# checkpatch.pl, kselftest.h, tools/debug-kernel.sh
 	bison flex libelf-dev libssl-dev	# tools/debug-kernel.sh's build
 	shellcheck python3
+	patch	# tools/build-fsx.sh
 	dkms	# selftests/host/dkms.sh (the package needs only dpkg-deb)
 	linux-perf	# selftests/walkthrough.sh: bookworm's perf 6.1, /usr/bin/perf
 	stress-ng	# selftests/stress_ng.sh (copied into that guest only)
@@ -39,19 +40,10 @@ if [[ ${#missing[@]} -gt 0 ]]; then
 	apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# fsx, the file-system exerciser (Rust port, crates.io), for the fsx_*
-# guest tests; tools/vm/guest-programs copies it into every guest
-fsx_version=0.3.2
-if [[ ! -x /usr/local/bin/fsx ]]; then
-	cargo=$(command -v cargo || echo "$HOME/.cargo/bin/cargo")
-	if [[ -x $cargo ]]; then
-		echo "setup: installing fsx $fsx_version from crates.io" >&2
-		"$cargo" install --quiet --locked --root /usr/local \
-			--version "$fsx_version" fsx >&2
-	else
-		echo "setup: no cargo, so no fsx: the fsx tests will skip" >&2
-	fi
-fi
+# fsx, the file-system exerciser (Rust port, crates.io, patched), for
+# the fsx_* and lifecycle guest tests; tools/vm/guest-programs copies it
+# into every guest
+"$here/build-fsx.sh"
 
 # a static fio for the fio_verify test (Debian's is too big for a guest)
 "$here/build-fio.sh"

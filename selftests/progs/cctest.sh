@@ -7,6 +7,9 @@
 # ccfile said when they fail.
 
 CCFILE=/selftests/progs/ccfile
+# fsx with tools/patches applied (tools/build-fsx.sh, tools/vm/guest-programs)
+# shellcheck disable=SC2034 # used by progs/fsx.sh and progs/lifecycle.sh
+FSX=/usr/local/libexec/ccache-dev/fsx
 CCSTATS=/sys/kernel/mm/ccache
 CC_STAT_NAMES="stored_pages original_bytes compressed_bytes mem_used_bytes
 	hits misses captures reject_poor_compression reject_staging_full

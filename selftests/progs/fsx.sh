@@ -15,7 +15,6 @@
 # FS names the filesystem on /mnt/d0.
 
 : "${FS:?set FS}"
-FSX=/usr/local/bin/fsx
 dir=/mnt/d0/fsx
 # A long run (selftests/long/, long=1) runs 500000 operations per fsx
 # process, as many times fewer on a debug kernel (CCACHE_SLOWDOWN,
@@ -24,19 +23,14 @@ dir=/mnt/d0/fsx
 # sake: every 0.2 s, 2 x 4000 operations took 74 s with 92,630 captures
 # and 8,042 hits; every second 52 s, 23,873 and 2,895.  The churn costs
 # fsx 40% of its speed (2 x 6000 operations in 36 s against 22 s without).
-# fsx 0.3.2 never unmaps what a mapread mapped: past vm.max_map_count
-# (65530) mappings its mmap fails (ENOMEM, fsx panics), and long before
-# that every leaked mapping slows reclaim's rmap walks.  A long run does
-# no mapreads (mapwrite maps and faults the file in, and unmaps).
 if [ -n "${long:-}" ]; then
 	ops=$((500000 / ${CCACHE_SLOWDOWN:-1})) reclaim_s=1 churn_pause_s=60
-	mapread=0
 else
-	ops=2500 reclaim_s=0.2 churn_pause_s=0 mapread=8
+	ops=2500 reclaim_s=0.2 churn_pause_s=0
 fi
 churn_s=30
 [ -d /mnt/d0 ] || tap_skip_all "no data disk at /mnt/d0"
-[ -x $FSX ] || tap_skip_all "no $FSX in the guest (tools/setup.sh installs it)"
+[ -x "$FSX" ] || tap_skip_all "no $FSX in the guest (tools/build-fsx.sh builds it)"
 
 cat > /tmp/fsx.toml <<CONF
 # 4 MiB files, operations up to 128 KiB, every operation fsx has on Linux
@@ -47,7 +41,7 @@ max = 131072
 close_open = 2
 read = 10
 write = 10
-mapread = $mapread
+mapread = 8
 mapwrite = 4
 truncate = 3
 invalidate = 1
@@ -67,7 +61,7 @@ cc_snap run
 start=$(now_s)
 cc_reclaim_start -i "$reclaim_s" fsx1 fsx2 churn
 for i in 1 2; do
-	cc_in_group "fsx$i" $FSX -N "$ops" -S $((i * 7919)) -f /tmp/fsx.toml \
+	cc_in_group "fsx$i" "$FSX" -N "$ops" -S $((i * 7919)) -f /tmp/fsx.toml \
 		-P /tmp "$dir/fsx$i" > "/tmp/fsx$i.log" 2>&1 &
 	eval "fsx$i=\$!"
 done

@@ -13,7 +13,6 @@
 # shellcheck disable=SC2086 # lists of paths without spaces
 
 : "${cycles:?set cycles}"
-FSX=/usr/local/bin/fsx
 retune=${retune:-}
 with_fsx=${with_fsx:-}
 
@@ -24,9 +23,8 @@ readers="/mnt/d0/r1 /mnt/d1/r2"
 writers="/mnt/d0/w1 /mnt/d1/w2"
 
 if [ -n "$with_fsx" ]; then
-	[ -x $FSX ] || tap_skip_all "no $FSX in the guest (tools/setup.sh installs it)"
-	# 4 MiB, operations up to 128 KiB, mmap, truncate and hole punching on;
-	# no mapreads, whose mappings fsx 0.3.2 leaks (progs/fsx.sh)
+	[ -x "$FSX" ] || tap_skip_all "no $FSX in the guest (tools/build-fsx.sh builds it)"
+	# 4 MiB, operations up to 128 KiB, mmap, truncate and hole punching on
 	cat > /tmp/fsx.toml <<'CONF'
 flen = 4194304
 [opsize]
@@ -34,7 +32,7 @@ max = 131072
 [weights]
 truncate = 3
 punch_hole = 3
-mapread = 0
+mapread = 4
 mapwrite = 4
 sendfile = 2
 CONF
@@ -111,7 +109,7 @@ done
 pressure &
 if [ -n "$with_fsx" ]; then
 	mkdir -p /mnt/d0/fsx
-	$FSX -S 4099 -f /tmp/fsx.toml -P /tmp /mnt/d0/fsx/life > /tmp/fsx.log 2>&1 &
+	"$FSX" -S 4099 -f /tmp/fsx.toml -P /tmp /mnt/d0/fsx/life > /tmp/fsx.log 2>&1 &
 	fsx=$!
 fi
 renice -n 0 $$ > /dev/null
