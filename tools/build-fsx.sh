@@ -7,8 +7,9 @@
 # fsx 0.3.2 leaks a mapping per mapped read (see the patch): a long run
 # ends in ENOMEM, and slows down long before.  The source comes from
 # crates.io through cargo's own registry configuration; the build uses the
-# crate's Cargo.lock.  Does nothing when $FSX_DEST already exists, and
-# skips with a message when there is no cargo (the fsx tests then skip).
+# crate's Cargo.lock.  Does nothing when $FSX_DEST exists and was built
+# from this version and these patches ($FSX_DEST.stamp), and skips with a
+# message when there is no cargo (the fsx tests then skip).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -21,7 +22,8 @@ log=$work/build.log
 msg() { printf 'build-fsx.sh: %s\n' "$*" >&2; }
 die() { msg "error: $*"; exit 1; }
 
-[[ -x $FSX_DEST ]] && exit 0
+stamp=$( { echo "$version"; cat "$here"/patches/fsx-*.patch; } | sha256sum)
+[[ -x $FSX_DEST && $(cat "$FSX_DEST.stamp" 2>/dev/null) == "$stamp" ]] && exit 0
 cargo=$(command -v cargo || echo "$HOME/.cargo/bin/cargo")
 if [[ ! -x $cargo ]]; then
 	msg "no cargo, so no fsx: the fsx tests will skip"
@@ -48,5 +50,6 @@ for p in "$here"/patches/fsx-*.patch; do
 done
 run "$cargo" install --locked --root "$work/root" --path "$crate"
 install -D -m 755 -s "$work/root/bin/fsx" "$FSX_DEST"
+echo "$stamp" >"$FSX_DEST.stamp"
 msg "installed fsx $version (patched) as $FSX_DEST"
 rm -rf "$work/vendor" "$work/root" "$work/target"
