@@ -5,9 +5,9 @@
 # of ccache/sysfs.c (its tables, the offload backends' included) is named
 # as ``NAME`` in Documentation/admin-guide/ccache.rst and has a "What:"
 # entry in Documentation/ABI/testing/sysfs-kernel-mm-ccache; every
-# offload backend is named in the guide; the guide is valid
-# reStructuredText.  The guest test selftests/abi.sh checks the ABI file
-# against the loaded module.
+# offload backend is named in the guide; every .rst file under
+# Documentation/ is valid reStructuredText.  The guest test
+# selftests/abi.sh checks the ABI file against the loaded module.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=selftests/lib/tap.sh
@@ -85,9 +85,13 @@ in_abi() {
 }
 
 # valid reStructuredText, if docutils is installed (Sphinx-only roles
-# would be errors here: the guide uses none)
-if python3 -c 'import docutils' 2>/dev/null; then
-	out=$(python3 - "$guide" <<-'EOF' 2>&1
+# would be errors here: the documents use none)
+for doc in $(find Documentation -name '*.rst' | sort); do
+	if ! python3 -c 'import docutils' 2>/dev/null; then
+		tap_skip "$doc is valid reStructuredText" "no python3 docutils"
+		continue
+	fi
+	out=$(python3 - "$doc" <<-'EOF' 2>&1
 		import io, sys
 		import docutils.core
 		err = io.StringIO()
@@ -99,9 +103,7 @@ if python3 -c 'import docutils' 2>/dev/null; then
 	EOF
 	)
 	status=$?
-	tap_result $status "$guide is valid reStructuredText"
+	tap_result $status "$doc is valid reStructuredText"
 	[[ $status -eq 0 ]] || printf '%s\n' "$out" | sed 's/^/#   /'
-else
-	tap_skip "$guide is valid reStructuredText" "no python3 docutils"
-fi
+done
 tap_done
