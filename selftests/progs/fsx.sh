@@ -32,7 +32,7 @@ churn_s=30
 [ -d /mnt/d0 ] || tap_skip_all "no data disk at /mnt/d0"
 [ -x "$FSX" ] || tap_skip_all "no $FSX in the guest (tools/build-fsx.sh builds it)"
 
-cat > /tmp/fsx.toml <<CONF
+cat > /tmp/fsx.toml <<'CONF'
 # 4 MiB files, operations up to 128 KiB, every operation fsx has on Linux
 flen = 4194304
 [opsize]
