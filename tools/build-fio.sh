@@ -19,8 +19,8 @@ FIO_DEST=${FIO_DEST:-/usr/local/libexec/ccache-dev/fio}
 work=$cache/fio
 log=$work/build.log
 
-msg() { printf 'build-fio.sh: %s\n' "$*" >&2; }
-die() { msg "error: $*"; exit 1; }
+# shellcheck source=tools/lib/msg.sh
+. "$here/lib/msg.sh"
 # shellcheck source=tools/lib/archive.sh
 . "$here/lib/archive.sh"
 
@@ -33,7 +33,7 @@ with_suites "$(archive_stanza)" "$codename" |
 
 apt=(apt-get -q -o "Dir::Etc::SourceList=$work/src.sources"
 	-o Dir::Etc::SourceParts=/nonexistent -o "Dir::State::Lists=$work/lists")
-run() { "$@" >>"$log" 2>&1 || { tail -n 20 "$log" >&2; die "failed: $*"; }; }
+run() { logged "$log" "$@"; }
 run "${apt[@]}" update
 (cd "$work/dl" && run "${apt[@]}" source --download-only fio)
 tarball=$(compgen -G "$work/dl/fio_*.orig.tar.*" | grep -v '\.asc$' | head -n 1) ||

@@ -19,8 +19,8 @@ version=0.3.2
 work=$cache/fsx
 log=$work/build.log
 
-msg() { printf 'build-fsx.sh: %s\n' "$*" >&2; }
-die() { msg "error: $*"; exit 1; }
+# shellcheck source=tools/lib/msg.sh
+. "$here/lib/msg.sh"
 
 stamp=$( { echo "$version"; cat "$here"/patches/fsx-*.patch; } | sha256sum)
 [[ -x $FSX_DEST && $(cat "$FSX_DEST.stamp" 2>/dev/null) == "$stamp" ]] && exit 0
@@ -31,7 +31,7 @@ if [[ ! -x $cargo ]]; then
 fi
 msg "building fsx $version with tools/patches/fsx-*.patch (log: $log)"
 rm -rf "$work" && mkdir -p "$work/src"
-run() { "$@" >>"$log" 2>&1 || { tail -n 20 "$log" >&2; die "failed: $*"; }; }
+run() { logged "$log" "$@"; }
 
 # a manifest that depends on fsx, for cargo vendor to fetch its source
 cat >"$work/Cargo.toml" <<EOT

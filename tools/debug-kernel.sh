@@ -21,8 +21,8 @@ set -euo pipefail
 
 CACHE=${CCACHE_DEV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ccache-dev}
 TARBALL=/usr/src/linux-source-6.1.tar.xz
-msg() { printf 'debug-kernel.sh: %s\n' "$*" >&2; }
-die() { msg "error: $*"; exit 1; }
+# shellcheck source=tools/lib/msg.sh
+. "$(dirname "$0")/lib/msg.sh"
 
 FRAGMENT=$(cat <<'EOF'
 # the checkers
@@ -153,10 +153,8 @@ got=$(kmake -s kernelrelease)
 
 msg "building $release (nice 19, ${JOBS:-2} jobs; log: $dir/build.log)"
 start=$SECONDS
-if ! kmake all >"$dir/build.log" 2>&1; then
-	tail -n 40 "$dir/build.log" >&2
-	die "build failed (full log: $dir/build.log)"
-fi
+: >"$dir/build.log"
+logged "$dir/build.log" kmake all
 rm -rf "${dir:?}/lib" "${dir:?}/boot"
 kmake -s INSTALL_MOD_PATH="$dir" INSTALL_MOD_STRIP=1 modules_install >>"$dir/build.log" 2>&1
 mkdir -p "$dir/boot"

@@ -25,20 +25,15 @@ unmount() { [[ -z $MOUNTED ]] || umount "$MOUNTED"; MOUNTED=''; }
 trap 'unmount; [[ -z $TMP ]] || rm -rf "$TMP"' EXIT
 trap 'exit 130' INT TERM HUP
 
-msg() { printf 'kernels.sh: %s\n' "$*" >&2; }
-die() { msg "error: $*"; exit 1; }
+# shellcheck source=tools/lib/msg.sh
+. "$(dirname "$0")/lib/msg.sh"
 # shellcheck source=tools/lib/archive.sh
 . "$(dirname "$0")/lib/archive.sh"
 usage() { sed -n '4,9s/^#  //p' "$0" >&2; exit 2; }
 
-# Run a command with its output in $LOG; on failure show the log's tail.
-quiet() {
-	mkdir -p "$CACHE"
-	if ! "$@" >"$LOG" 2>&1; then
-		tail -n 30 "$LOG" >&2
-		die "failed: $* (full log: $LOG)"
-	fi
-}
+# Run a command with its output in $LOG (this command's only); on failure
+# show the log's tail.
+quiet() { mkdir -p "$CACHE" && : >"$LOG" && logged "$LOG" "$@"; }
 
 # apt-get on the host, waiting for other users' dpkg lock.
 apt_get() { apt-get -q -o DPkg::Lock::Timeout=600 "$@"; }
