@@ -19,7 +19,10 @@
 #
 # The variants file lists tests to run again with other module options, one
 # line each: "OPTIONS; MODULE or -; TEST...; MORE TEST...", the MORE TESTs
-# in the full run only.
+# in the full run only, and not on a debug kernel (kernels.sh checkers):
+# it runs the suite about ten times slower, and its full run must fit a
+# working session; the first list already takes each backend through each
+# path (serve, coherence, fsx, remount, inode reuse).
 set -euo pipefail
 
 cd "$(dirname "$0")"
@@ -37,6 +40,8 @@ done
 shift $((OPTIND - 1))
 [[ -n $release ]] || release=$(../tools/kernels.sh resolve 6.1)
 export CCACHE_KVER=$release
+more_variants=$full
+! ../tools/kernels.sh checkers "$release" || more_variants=''
 
 # tests[i] runs with module options opts[i] and test module pre[i]
 tests=() opts=() pre=()
@@ -53,7 +58,7 @@ else
 	while IFS=';' read -r o m list more; do
 		[[ $o == \#* || -z $o ]] && continue
 		[[ $m == *- ]] && m=''
-		[[ -n $full ]] || more=''
+		[[ -n $more_variants ]] || more=''
 		# shellcheck disable=SC2086 # lists of test paths
 		for t in $list $more; do add_test "$t" "$o" "${m// /}"; done
 	done < variants
@@ -94,7 +99,9 @@ order=$(for i in "${!tests[@]}"; do
 	echo "$(timeout_of "${tests[$i]}") $i"
 done | sort -k1,1nr -k2,2n | cut -d' ' -f2)
 
-echo "Running ${#tests[@]} tests on $release, $jobs at a time"
+note=''
+[[ -z $full || -n $more_variants ]] || note=" (a debug kernel: the first variant lists only)"
+echo "Running ${#tests[@]} tests on $release, $jobs at a time$note"
 for i in $order; do
 	while [[ $(jobs -rp | wc -l) -ge $jobs ]]; do
 		wait -n || true

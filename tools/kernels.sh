@@ -7,6 +7,7 @@
 #   kernels.sh kdir RELEASE        kernel build directory (for make -C)
 #   kernels.sh kbuild RELEASE SRCDIR [make args...]   build SRCDIR's module
 #   kernels.sh guest RELEASE       dir holding vmlinux and lib/modules/RELEASE
+#   kernels.sh checkers RELEASE    exit 0 when RELEASE is a debug kernel
 #   kernels.sh list                releases already fetched
 #
 # 6.1: bookworm; 6.12: bookworm(-backports); 7.x: trixie-backports or sid,
@@ -29,7 +30,7 @@ trap 'exit 130' INT TERM HUP
 . "$(dirname "$0")/lib/msg.sh"
 # shellcheck source=tools/lib/archive.sh
 . "$(dirname "$0")/lib/archive.sh"
-usage() { sed -n '4,9s/^#  //p' "$0" >&2; exit 2; }
+usage() { sed -n '4,10s/^#  //p' "$0" >&2; exit 2; }
 
 # Run a command with its output in $LOG (this command's only); on failure
 # show the log's tail.
@@ -252,6 +253,12 @@ guest() { # RELEASE
 	echo "$dir"
 }
 
+# A debug kernel (tools/debug-kernel.sh) runs everything about ten times
+# slower than a stock one; boot.sh and run.sh size their work by this.
+checkers() { # RELEASE
+	grep -qs '^CONFIG_KASAN=y' "$(guest "$1")"/boot/config-*
+}
+
 list() {
 	local f
 	for f in "$CACHE"/kernels/*/.complete; do [[ ! -e $f ]] || basename "${f%/.complete}"; done | sort -V
@@ -260,7 +267,7 @@ list() {
 cmd=${1:-}
 shift || true
 case $cmd:$# in
-resolve:1 | fetch:1 | kdir:1 | guest:1) "$cmd" "$1" ;;
+resolve:1 | fetch:1 | kdir:1 | guest:1 | checkers:1) "$cmd" "$1" ;;
 kbuild:[2-9] | kbuild:[1-9][0-9]) kbuild "$@" ;;
 list:0) list ;;
 *) usage ;;

@@ -315,3 +315,12 @@ cc_check_no_oom() {
 now_s() {
 	cut -d' ' -f1 /proc/uptime
 }
+
+# cc_debug_kernel: true on a debug kernel (tools/debug-kernel.sh; boot.sh
+# gives it CCACHE_SLOWDOWN > 1), which runs the suite about ten times
+# slower than a stock kernel.  The long runs do less there, so that its
+# make check-full fits a working session: its checkers need the code
+# paths, not the count.
+cc_debug_kernel() {
+	[ "${CCACHE_SLOWDOWN:-1}" -gt 1 ]
+}

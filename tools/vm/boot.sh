@@ -81,10 +81,10 @@ mem=${mem:-256} cpus=${cpus:-1} timeout=${timeout:-120}
 
 guest=$("$top/tools/kernels.sh" guest "$release")
 kernel=$guest/vmlinux
-# A kernel with KASAN (tools/debug-kernel.sh) runs everything several times
-# slower: its guests get that many times longer (CCACHE_TIMEOUT_FACTOR),
-# and the guest's tests see the factor as CCACHE_SLOWDOWN (the long runs
-# divide their operations by it, to end in about the same time).
+# A debug kernel (tools/debug-kernel.sh, kernels.sh checkers) runs
+# everything several times slower: its guests get that many times longer
+# (CCACHE_TIMEOUT_FACTOR), and the guest's tests see the factor as
+# CCACHE_SLOWDOWN (the long runs do less there: cc_debug_kernel).
 # It keeps about 140 MiB of a guest's RAM for itself (a larger image,
 # KASAN's shadow, lockdep's tables): its guests get 160 MiB more, so tests
 # keep the memory pressure they were written for.  Its vmlinux cannot boot
@@ -92,7 +92,7 @@ kernel=$guest/vmlinux
 # KASAN's shadow exists: it boots its compressed image through the
 # firmware (about 10 s more).
 slowdown=1
-if grep -qs '^CONFIG_KASAN=y' "$guest"/boot/config-*; then
+if "$top/tools/kernels.sh" checkers "$release"; then
 	slowdown=${CCACHE_TIMEOUT_FACTOR:-5}
 	timeout=$((timeout * slowdown))
 	mem=$((mem + 160))
