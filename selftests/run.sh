@@ -40,8 +40,10 @@ done
 shift $((OPTIND - 1))
 [[ -n $release ]] || release=$(../tools/kernels.sh resolve 6.1)
 export CCACHE_KVER=$release
-more_variants=$full
-! ../tools/kernels.sh checkers "$release" || more_variants=''
+more_variants=$full note=''
+if [[ -n $full ]] && ../tools/kernels.sh checkers "$release"; then
+	more_variants='' note=" (a debug kernel: the first variant lists only)"
+fi
 
 # tests[i] runs with module options opts[i] and test module pre[i]
 tests=() opts=() pre=()
@@ -99,8 +101,6 @@ order=$(for i in "${!tests[@]}"; do
 	echo "$(timeout_of "${tests[$i]}") $i"
 done | sort -k1,1nr -k2,2n | cut -d' ' -f2)
 
-note=''
-[[ -z $full || -n $more_variants ]] || note=" (a debug kernel: the first variant lists only)"
 echo "Running ${#tests[@]} tests on $release, $jobs at a time$note"
 for i in $order; do
 	while [[ $(jobs -rp | wc -l) -ge $jobs ]]; do

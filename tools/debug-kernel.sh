@@ -156,7 +156,7 @@ start=$SECONDS
 : >"$dir/build.log"
 logged "$dir/build.log" kmake all
 rm -rf "${dir:?}/lib" "${dir:?}/boot"
-kmake -s INSTALL_MOD_PATH="$dir" INSTALL_MOD_STRIP=1 modules_install >>"$dir/build.log" 2>&1
+logged "$dir/build.log" kmake -s INSTALL_MOD_PATH="$dir" INSTALL_MOD_STRIP=1 modules_install
 mkdir -p "$dir/boot"
 cp "$tree/arch/x86/boot/bzImage" "$dir/boot/vmlinuz-$release"
 cp "$tree/.config" "$dir/boot/config-$release"
