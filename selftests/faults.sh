@@ -41,9 +41,8 @@ cycle() {
 # STAT (a statistic, or -) must grow
 site() {
 	cc_snap "$1"
-	echo "$1" > $P/fault_inject && echo 3 > $P/fault_every
-	cycle "$1"
-	echo none > $P/fault_inject
+	echo 3 > $P/fault_every
+	cc_with_fault "$1" cycle "$1"
 	[ "$2" = - ] || check_gt "$1: the fault was hit ($2 grew)" \
 		"$(cc_delta "$1" "$2")" 0
 }

@@ -61,13 +61,11 @@ yield() {
 yield "shrinker"
 # the last resort alone: a shrinker that gives nothing back (test-only
 # fault), so only ccache's OOM notifier can return the pool
-echo shrinker > /sys/module/ccache/parameters/fault_inject
 dropped() {
 	dmesg | grep -c 'ccache: out of memory: dropped'
 }
 before=$(dropped)
-yield "OOM notifier"
-echo none > /sys/module/ccache/parameters/fault_inject
+cc_with_fault shrinker yield "OOM notifier"
 dmesg | grep 'ccache: out of memory' | sed 's/^/# /'
 check_gt "the OOM notifier dropped the pool" "$(dropped)" "$before"
 

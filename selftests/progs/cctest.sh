@@ -243,6 +243,18 @@ cc_evict() {
 	return $st
 }
 
+# cc_with_fault SITE CMD...: CMD with the test-only fault site SITE
+# failing (fault_inject; every pass unless fault_every says otherwise),
+# then no site again; CMD's status
+cc_with_fault() {
+	echo "$1" > /sys/module/ccache/parameters/fault_inject
+	shift
+	"$@"
+	cc_fault_st=$?
+	echo none > /sys/module/ccache/parameters/fault_inject
+	return $cc_fault_st
+}
+
 # cc_pressure_start FLOOR_MIB: ccfile's waves of memory pressure in the
 # background, leaving FLOOR_MIB above the watermarks (see pressure.c),
 # until cc_pressure_stop

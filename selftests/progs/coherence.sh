@@ -84,10 +84,8 @@ all_files() {
 # stale.  "echo 2 > drop_caches" still goes through it; yield.sh tests it.
 evict_all() {
 	cc_snap evict
-	echo shrinker > /sys/module/ccache/parameters/fault_inject
 	# shellcheck disable=SC2046 # paths without spaces
-	cc_evict $(all_files)
-	echo none > /sys/module/ccache/parameters/fault_inject
+	cc_with_fault shrinker cc_evict $(all_files)
 	check_gt "$1: captures while evicting" "$(cc_delta evict captures)" 0
 	check_gt "$1: ccache holds pages (stored_pages > 0)" \
 		"$(cc_stat stored_pages)" 0
