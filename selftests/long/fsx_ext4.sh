@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # The long fsx run on ext4: two fsx processes of 500000 operations each
-# (one million on the filesystem; 20000 each on a debug kernel) with
+# (one million on the filesystem; 12000 each on a debug kernel) with
 # mmap, truncate and hole punching, beside a compressible-data churn
 # that writes with O_DIRECT too (30 s rounds a minute apart), their
 # cgroups reclaimed all along (see progs/fsx.sh).  Full run only.

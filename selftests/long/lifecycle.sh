@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Lifecycle: 100 cycles (20 on a debug kernel) of load, I/O, a switch of
+# Lifecycle: 100 cycles (10 on a debug kernel) of load, I/O, a switch of
 # compressor and pool size while loaded, and unload under load, with fsx
 # running beside it all along; memory comes back to its level after the
 # last unload (Slab within 4 MiB, MemFree within 8 MiB; see
@@ -12,7 +12,7 @@
 . ./progs/cctest.sh
 
 cycles=100
-! cc_debug_kernel || cycles=20
+! cc_debug_kernel || cycles=10
 retune=1
 with_fsx=1
 # shellcheck source=selftests/progs/lifecycle.sh
