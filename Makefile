@@ -89,7 +89,7 @@ test-progs:
 	@$(MAKE) --no-print-directory -C selftests/progs
 
 # KERNEL: a series (6.1, 6.12, 7) or 6.1-debug, tools/debug-kernel.sh's
-# kernel (built first when not cached, about an hour)
+# kernel (built first when not cached, up to an hour)
 KERNEL ?= 6.1
 
 check check-full:

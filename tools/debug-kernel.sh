@@ -16,7 +16,7 @@
 # source or fragment is a new release, and a cached one is used as is.
 # The config is x86_64 defconfig, trimmed, plus the fragment; every line of
 # the fragment is checked in the final .config.  The build runs at the
-# lowest CPU and I/O priority, two jobs (JOBS=); about an hour on 2 cores.
+# lowest CPU and I/O priority, two jobs (JOBS=); up to an hour on 2 cores.
 set -euo pipefail
 
 CACHE=${CCACHE_DEV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ccache-dev}
