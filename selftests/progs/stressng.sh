@@ -74,7 +74,7 @@ for mnt in /mnt/d0 /mnt/d1; do
 	rm -rf $dir
 done
 # hits per filesystem vary (6.12: 1292 on ext4 and 3301 on xfs in a minute;
-# the debug kernel 37 in all): the check is on both
+# the debug kernel 212 and 19 in two): the check is on both
 check_gt "ccache served pages during the runs (hits)" $total_hits 0
 cc_check_no_oom
 check "rmmod ccache" /sbin/rmmod ccache
