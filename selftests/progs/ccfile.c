@@ -350,6 +350,19 @@ static void dump_oplog(void)
 			oplog[i % LOG_OPS]);
 }
 
+/*
+ * fit: LEN cut so that a change at OFF (below MAX) ends by MAX.  The
+ * writes and the zeroing go through it, and insert and truncate check
+ * MAX themselves, so the file never outgrows MAX and an offset drawn
+ * below its size is below MAX too (a direct write once went past it,
+ * and a zeroing beyond MAX then asked for a negative length).
+ */
+static unsigned long long fit(unsigned long long off, unsigned long long len,
+			      unsigned long long max)
+{
+	return off + len > max ? max - off : len;
+}
+
 static int churn_one(const char *file, struct model *m,
 		     unsigned long long max)
 {
@@ -362,14 +375,13 @@ static int churn_one(const char *file, struct model *m,
 
 	if (r < 30) {
 		off = rnd(size + 64 * 1024 < max ? size + 64 * 1024 : max);
-		len = 1 + rnd(256 * 1024);
-		if (off + len > max)
-			len = max - off;
+		len = fit(off, 1 + rnd(256 * 1024), max);
 		logop("write %llu+%llu gen %u", off, len, m->next_gen);
 		op_write(file, m, off, len, rnd(10) ? KIND_TEXT : KIND_RAND, 0);
 	} else if (r < 37 && pages) {
+		/* off + CC_PAGE <= pages * CC_PAGE <= size <= max */
 		off = rnd(pages) * CC_PAGE;
-		len = (1 + rnd(32)) * CC_PAGE;
+		len = fit(off, (1 + rnd(32)) * CC_PAGE, max) / CC_PAGE * CC_PAGE;
 		logop("direct write %llu+%llu gen %u", off, len, m->next_gen);
 		op_write(file, m, off, len, KIND_TEXT, 1);
 	} else if (r < 44 && size) {
@@ -379,9 +391,7 @@ static int churn_one(const char *file, struct model *m,
 		op_falloc(file, m, falloc_mode("punch"), off, len);
 	} else if (r < 50 && size) {
 		off = rnd(size);
-		len = 1 + rnd(256 * 1024);
-		if (off + len > max)
-			len = max - off;
+		len = fit(off, 1 + rnd(256 * 1024), max);
 		logop("zero %llu+%llu", off, len);
 		op_falloc(file, m, falloc_mode("zero"), off, len);
 	} else if (r < 55) {
