@@ -157,6 +157,7 @@ static void op_write(const char *file, struct model *m, unsigned long long off,
 		die("O_DIRECT write of %s needs whole pages (%llu+%llu)\n",
 		    file, off, len);
 	fd = open_file(file, O_WRONLY | (direct ? O_DIRECT : 0));
+	model_begin_change(file);
 	model_write(m, off, len, kind);
 	put_range(file, fd, m, off, len);
 	sync_close(file, fd);
@@ -167,6 +168,7 @@ static void op_truncate(const char *file, struct model *m,
 {
 	int fd = open_file(file, O_WRONLY);
 
+	model_begin_change(file);
 	if (ftruncate(fd, size))
 		die("truncate %s to %llu: %s\n", file, size, strerror(errno));
 	model_truncate(m, size);
@@ -178,6 +180,7 @@ static void op_falloc(const char *file, struct model *m, int mode,
 {
 	int fd = open_file(file, O_WRONLY);
 
+	model_begin_change(file);
 	if (fallocate(fd, mode, off, len))
 		die("fallocate(0x%x) %s %llu+%llu: %s\n", mode, file, off, len,
 		    strerror(errno));
@@ -226,6 +229,7 @@ static void cmd_create(const char *file, unsigned long long size,
 	if (o->direct && size % CC_PAGE)
 		die("O_DIRECT create of %s needs whole pages\n", file);
 	model_init(&m, new_seed(o));
+	model_begin_change(file);
 	fd = open_file(file, O_WRONLY | O_CREAT | O_TRUNC |
 		       (o->direct ? O_DIRECT : 0));
 	model_write(&m, 0, size, o->kind);
@@ -308,6 +312,7 @@ static int cmd_clone(const char *from, const char *to)
 		die("clone %s %s: the target is the larger\n", from, to);
 	src = open_file(from, O_RDONLY);
 	dst = open_file(to, O_WRONLY);
+	model_begin_change(to);
 	if (ioctl(dst, FICLONE, src))
 		die("clone %s %s: %s\n", from, to, strerror(errno));
 	close(src);
@@ -344,6 +349,8 @@ static void dump_oplog(void)
 {
 	unsigned long long i = nops > LOG_OPS ? nops - LOG_OPS : 0;
 
+	if (!nops)
+		return;
 	fprintf(stderr, "ccfile: the last %llu operations:\n", nops - i);
 	for (; i < nops; i++)
 		fprintf(stderr, "ccfile:   %6llu %s\n", i + 1,
@@ -425,6 +432,15 @@ static int churn_one(const char *file, struct model *m,
 	return 0;
 }
 
+/* a churn that dies (die() exits) shows the operations that led there */
+static int churning;
+
+static void churn_died(void)
+{
+	if (churning)
+		dump_oplog();
+}
+
 static int cmd_churn(const char *file, struct model *m, const struct opts *o)
 {
 	unsigned long long start = now_ms(), max;
@@ -433,12 +449,16 @@ static int cmd_churn(const char *file, struct model *m, const struct opts *o)
 	max = m->size * 2 > CC_MIB ? m->size * 2 : CC_MIB;
 	rng_state = new_seed(o) | 1;
 	printf("churn %s: seed %llu, up to %llu bytes\n", file, rng_state, max);
+	fflush(stdout);
+	churning = 1;
+	atexit(churn_died);
 	while (!err && now_ms() - start < o->seconds * 1000ULL &&
 	       (!o->max_ops || nops < o->max_ops))
 		err = churn_one(file, m, max);
 	if (!err)
 		err = verify_file(file, m, "read");
 	model_save(file, m);
+	churning = 0;
 	if (err)
 		dump_oplog();
 	printf("churn %s: %llu operations, %s\n", file, nops,

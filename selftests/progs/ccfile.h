@@ -60,6 +60,7 @@ int model_load(const char *file, struct model *m);
 int model_save(const char *file, const struct model *m);
 int model_remove(const char *file);
 int model_rename(const char *from, const char *to);
+void model_begin_change(const char *file);
 void model_init(struct model *m, unsigned long long seed);
 unsigned int model_write(struct model *m, unsigned long long off,
 			 unsigned long long len, char kind);

@@ -17,6 +17,16 @@
 
 #define MODEL_MAGIC	"ccfile-model 1"
 
+/*
+ * The file a command is changing, from its first change until its model
+ * is saved.  If ccfile dies in between (die() exits), the model on disk
+ * no longer describes the file, and lost_model() removes it: later
+ * commands on the file then fail with "no model" instead of reporting
+ * mismatches that are ccfile's own (a churn that died once showed as
+ * mismatches in every later check of a run).
+ */
+static const char *changing;
+
 char *model_path(const char *file)
 {
 	const char *dir = getenv("CCFILE_MODELS");
@@ -63,8 +73,11 @@ int model_load(const char *file, struct model *m)
 
 	f = fopen(path, "r");
 	if (!f) {
-		fprintf(stderr, "ccfile: no model for %s (%s): create it first\n",
-			file, path);
+		fprintf(stderr,
+			"ccfile: no model for %s (%s): create it first%s\n",
+			file, path, errno == ENOENT ?
+			" (a command that died while changing it removes it)" :
+			"");
 		free(path);
 		return -1;
 	}
@@ -106,9 +119,35 @@ int model_save(const char *file, const struct model *m)
 			m->segs[i].kind);
 	if (fclose(f) || rename(tmp, path))
 		die("%s: %s\n", path, strerror(errno));
+	if (changing && !strcmp(changing, file))
+		changing = NULL;
 	free(tmp);
 	free(path);
 	return 0;
+}
+
+static void lost_model(void)
+{
+	if (!changing)
+		return;
+	fprintf(stderr, "ccfile: %s changed part way: its model is removed\n",
+		changing);
+	model_remove(changing);
+}
+
+/**
+ * model_begin_change() - FILE is about to change
+ * @file: the file, by the path its model is kept under
+ *
+ * Until model_save() of @file, an exit (die()) removes @file's model.
+ */
+void model_begin_change(const char *file)
+{
+	static int registered;
+
+	if (!registered && !atexit(lost_model))
+		registered = 1;
+	changing = file;
 }
 
 int model_remove(const char *file)
