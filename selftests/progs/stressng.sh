@@ -68,6 +68,7 @@ for mnt in /mnt/d0 /mnt/d1; do
 	check_gt "$fs: ccache captured pages during the run" \
 		"$(cc_delta run captures)" 0
 	echo "# $fs: $ops bogo ops, $hits hits, $(cc_delta run captures) captures"
+	cc_show "after $fs"
 	total_ops=$((total_ops + ops))
 	total_hits=$((total_hits + hits))
 	[ "$st" = 0 ] || failed=$((failed + 1))
