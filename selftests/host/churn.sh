@@ -13,16 +13,13 @@ set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 # shellcheck source=selftests/lib/tap.sh
 . ./lib/tap.sh
-
-ccfile=$PWD/progs/ccfile
-[[ -x $ccfile ]] || { echo "# no $ccfile: run make test-progs"; exit 1; }
-top=$(mktemp -d "${TMPDIR:-/tmp}/churn-test.XXXXXX")
-trap 'rm -rf "$top"' EXIT
+# shellcheck source=selftests/lib/ccfile_host.sh
+. ./lib/ccfile_host.sh
 f=$top/churn
 "$ccfile" create "$f" 1M > /dev/null
 "$ccfile" collapse "$f" 0 4096 > /dev/null 2>&1 ||
 	tap_skip_all "$(df --output=fstype "$top" | tail -1) at $top has no FALLOC_FL_COLLAPSE_RANGE"
-rm -f "$top"/*
+rm -f "$f"
 
 # round DESC SEED OPS: one churn round of OPS operations from SEED
 round() {
@@ -41,7 +38,7 @@ round() {
 for r in 7907:97 15815:88 23721:134 31629:180 39535:185 47443:86 55349:2000; do
 	round "the debug run's seed ${r%:*}" "${r%:*}" "${r#*:}"
 done
-rm -f "$top"/*
+rm -f "$f"
 "$ccfile" create "$f" 2M > /dev/null
 for seed in $(seq 1 2 39); do
 	round "seed $seed" "$seed" 500

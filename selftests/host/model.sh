@@ -12,12 +12,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 # shellcheck source=selftests/lib/tap.sh
 . ./lib/tap.sh
-
-ccfile=$PWD/progs/ccfile
-[[ -x $ccfile ]] || { echo "# no $ccfile: run make test-progs"; exit 1; }
-top=$(mktemp -d "${TMPDIR:-/tmp}/model-test.XXXXXX")
-trap 'rm -rf "$top"' EXIT
-export CCFILE_MODELS=$top/models
+# shellcheck source=selftests/lib/ccfile_host.sh
+. ./lib/ccfile_host.sh
 f=$top/file
 
 # fails DESC COMMAND...: COMMAND fails; what it printed is left in $out
