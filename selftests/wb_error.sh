@@ -48,7 +48,7 @@ check "shrink the tmpfs to what it holds" \
 	mount -o remount,size="${used}k" $back
 
 out=$("$CCFILE" create $bad 1M 2>&1)
-printf '%s\n' "$out" | sed 's/^/# /'
+tap_excerpt "$out"
 case $out in
 *"fsync $bad: "*) st=0 ;;
 *) st=1 ;;

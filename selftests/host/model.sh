@@ -20,18 +20,17 @@ f=$top/file
 fails() {
 	local desc=$1
 	shift
-	if out=$("$@" 2>&1); then
-		tap_result 1 "$desc"
-	else
-		tap_result 0 "$desc"
-	fi
+	! out=$("$@" 2>&1)
+	tap_result $? "$desc"
 }
 
 # says DESC TEXT: the output of the last command run by fails has TEXT
 says() {
+	local st
 	grep -q -- "$2" <<< "$out"
-	tap_result $? "$1"
-	grep -q -- "$2" <<< "$out" || tap_excerpt "$out"
+	st=$?
+	tap_result $st "$1"
+	[[ $st -eq 0 ]] || tap_excerpt "$out"
 }
 
 check "create a 1 MiB file" "$ccfile" create "$f" 1M
