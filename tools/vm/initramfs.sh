@@ -56,19 +56,9 @@ for tool in modprobe insmod rmmod lsmod depmod modinfo; do
 	ln -s /usr/bin/kmod "$root/sbin/$tool"
 done
 
-# the modules and what they depend on, then a modules.dep for that subset
-src=$guest/lib/modules/$release
-dst=$root/lib/modules/$release
-mkdir -p "$dst"
-cp "$src"/modules.{order,builtin,builtin.modinfo} "$dst/"
-for m in $modules; do
-	modprobe -d "$guest" -S "$release" --show-depends "$m" 2>/dev/null || true
-done | awk '$1 == "insmod" { print $2 }' | sort -u | while read -r ko; do
-	rel=${ko#"$guest"}
-	mkdir -p "$root$(dirname "$rel")"
-	cp "$ko" "$root$rel"
-done
-depmod -b "$root" "$release"
+# the modules and what they depend on, with a modules.dep for that subset
+# shellcheck disable=SC2086 # one word per module
+copy_modules "$root" "$guest" "$release" $modules
 
 (cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) > "$out.tmp"
 mv "$out.tmp" "$out"
