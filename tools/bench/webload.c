@@ -70,6 +70,8 @@ static const char usage[] =
 "  -k N          requests per session: close and reopen the connection after\n"
 "                N requests (default 0: never)\n"
 "  -T SECONDS    request timeout, counted as an error (default 60)\n"
+"  -i SECONDS    progress: every SECONDS of the measured duration, print\n"
+"                WEBLOAD-TS t=SECS requests=N bytes=N (counts so far)\n"
 "  -C            check bodies' CRC32C in load mode too (lengths always are)\n"
 "  -V            verify: request every file once, in random order; compare\n"
 "                each body's length and CRC32C; exit 1 on any difference\n"
@@ -103,6 +105,7 @@ static struct {
 	unsigned long long seed;
 	unsigned int session;
 	double timeout;
+	double interval;		/* -i: progress lines; 0: none */
 	int check_crc;
 	int verify;
 } opt = {
@@ -116,6 +119,9 @@ static struct {
 };
 
 static int stop;			/* SIGINT, SIGTERM */
+static int workers_left;		/* workers still running */
+/* completed responses and their body bytes so far, for -i */
+static unsigned long long done_requests, done_bytes;
 static unsigned long long t_begin, t_measure, t_end;	/* ns */
 static int reports;
 
@@ -578,6 +584,8 @@ static void complete(struct worker *w, struct conn *c)
 	int count = counting(now);
 
 	if (count) {
+		__atomic_add_fetch(&done_requests, 1, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&done_bytes, c->got, __ATOMIC_RELAXED);
 		w->st.requests++;
 		w->st.bytes += c->got;
 		w->st.hist[bucket_of(us)]++;
@@ -806,6 +814,7 @@ static void *worker_run(void *arg)
 	for (i = 0; i < w->nconns; i++)
 		conn_close(&w->conns[i]);
 	close(w->ep);
+	__atomic_sub_fetch(&workers_left, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -1080,6 +1089,36 @@ static void parse_server(const char *s)
 	}
 }
 
+/*
+ * -i: while the workers run, print the responses completed so far at every
+ * interval of the measured duration (warm-up excluded), so that a phase's
+ * throughput can be followed over time.
+ */
+static void progress(void)
+{
+	unsigned long long next = t_measure + (unsigned long long)(opt.interval * NSEC);
+	struct timespec ts;
+
+	while (__atomic_load_n(&workers_left, __ATOMIC_ACQUIRE)) {
+		unsigned long long now = now_ns();
+
+		if (now < next) {
+			unsigned long long wait = next - now < TICK_NS ? next - now : TICK_NS;
+
+			ts.tv_sec = wait / NSEC;
+			ts.tv_nsec = wait % NSEC;
+			nanosleep(&ts, NULL);
+			continue;
+		}
+		printf("WEBLOAD-TS t=%.2f requests=%llu bytes=%llu\n",
+		       (now - t_measure) / (double)NSEC,
+		       __atomic_load_n(&done_requests, __ATOMIC_RELAXED),
+		       __atomic_load_n(&done_bytes, __ATOMIC_RELAXED));
+		fflush(stdout);
+		next += (unsigned long long)(opt.interval * NSEC);
+	}
+}
+
 static void on_signal(int sig)
 {
 	(void)sig;
@@ -1137,7 +1176,7 @@ int main(int argc, char **argv)
 	int ch, t, j, left;
 
 	crc_init();
-	while ((ch = getopt(argc, argv, "H:c:t:d:n:w:z:s:k:T:CVM:P:h")) != -1) {
+	while ((ch = getopt(argc, argv, "H:c:t:d:n:w:z:s:k:T:i:CVM:P:h")) != -1) {
 		switch (ch) {
 		case 'H':
 			opt.host = optarg;
@@ -1168,6 +1207,9 @@ int main(int argc, char **argv)
 			break;
 		case 'T':
 			opt.timeout = arg_num(optarg, ch);
+			break;
+		case 'i':
+			opt.interval = arg_num(optarg, ch);
 			break;
 		case 'C':
 			opt.check_crc = 1;
@@ -1224,6 +1266,7 @@ int main(int argc, char **argv)
 	t_measure = t_begin + (unsigned long long)(opt.warmup * NSEC);
 	t_end = t_measure + (unsigned long long)(opt.seconds * NSEC);
 	workers = xmalloc(opt.threads * sizeof(*workers));
+	workers_left = opt.threads;
 	for (t = 0, left = opt.conns; t < opt.threads; t++) {
 		struct worker *w = &workers[t];
 
@@ -1247,6 +1290,8 @@ int main(int argc, char **argv)
 		if (pthread_create(&w->tid, NULL, worker_run, w))
 			die("pthread_create failed\n");
 	}
+	if (opt.interval > 0)
+		progress();
 	for (t = 0; t < opt.threads; t++) {
 		struct stats *s = &workers[t].st;
 
