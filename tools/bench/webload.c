@@ -67,6 +67,8 @@ static const char usage[] =
 "  -w SECONDS    warm-up before the measured duration, not counted (-d only)\n"
 "  -z S          Zipf exponent of file popularity (default 0.8; 0: uniform)\n"
 "  -s SEED       seed of the popularity permutation and the picks (default 1)\n"
+"  -p SEED       seed of the picks alone (default: from -s): runs with the\n"
+"                same -s and other -p share the popularity, not the requests\n"
 "  -k N          requests per session: close and reopen the connection after\n"
 "                N requests (default 0: never)\n"
 "  -T SECONDS    request timeout, counted as an error (default 60)\n"
@@ -103,6 +105,7 @@ static struct {
 	double warmup;
 	double zipf;
 	unsigned long long seed;
+	unsigned long long pick_seed;	/* -p; 0: the picks follow -s */
 	unsigned int session;
 	double timeout;
 	double interval;		/* -i: progress lines; 0: none */
@@ -1176,7 +1179,7 @@ int main(int argc, char **argv)
 	int ch, t, j, left;
 
 	crc_init();
-	while ((ch = getopt(argc, argv, "H:c:t:d:n:w:z:s:k:T:i:CVM:P:h")) != -1) {
+	while ((ch = getopt(argc, argv, "H:c:t:d:n:w:z:s:p:k:T:i:CVM:P:h")) != -1) {
 		switch (ch) {
 		case 'H':
 			opt.host = optarg;
@@ -1201,6 +1204,9 @@ int main(int argc, char **argv)
 			break;
 		case 's':
 			opt.seed = strtoull(optarg, NULL, 0);
+			break;
+		case 'p':
+			opt.pick_seed = strtoull(optarg, NULL, 0);
 			break;
 		case 'k':
 			opt.session = arg_num(optarg, ch);
@@ -1254,6 +1260,13 @@ int main(int argc, char **argv)
 		return prime();
 	for (i = 0; i < nfiles; i++)
 		cdf[i] = (i ? cdf[i - 1] : 0) + pow(i + 1, -opt.zipf);
+	/*
+	 * -p: a warm-up and the measured run that follows it must not send the
+	 * same requests in the same order, or the measured run starts with
+	 * exactly what the warm-up just cached
+	 */
+	if (opt.pick_seed)
+		state = opt.pick_seed ^ 0x9e3779b97f4a7c15ULL;
 	order = xmalloc(nfiles * sizeof(*order));
 	for (i = 0; i < nfiles; i++)
 		order[i] = i;
