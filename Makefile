@@ -15,7 +15,8 @@
 #   make bench-offload  capture cost and streaming rate per offload backend
 #   make bench-web  web (nginx, Apache) and fio benchmark, ccache against the
 #                   plain kernel, report in ~/.cache/ccache-dev/bench/runs
-#                   (QUICK=1: three configurations, under 10 minutes)
+#                   (QUICK=1: three configurations once, under 12 minutes;
+#                   REPS=N: N repetitions of each, default 3)
 #   make shell      a shell in a guest with ccache loaded
 #   make lint       checkpatch --strict and shellcheck
 #   make install    install into /lib/modules/RELEASE and run depmod, then
@@ -119,7 +120,7 @@ bench-offload:
 bench-web:
 	@$(SETUP)
 	@$(MAKE) --no-print-directory KVER=6.1 modules
-	@tools/bench/web-bench.sh $(if $(filter-out 0,$(QUICK)),--quick)
+	@tools/bench/web-bench.sh $(if $(filter-out 0,$(QUICK)),--quick) $(if $(REPS),-r $(REPS))
 
 shell:
 	@$(SETUP)

@@ -25,7 +25,7 @@ packages=(
 	dkms	# selftests/host/dkms.sh (the package needs only dpkg-deb)
 	linux-perf	# selftests/walkthrough.sh: bookworm's perf 6.1, /usr/bin/perf
 	stress-ng	# selftests/stress_ng.sh (copied into that guest only)
-	lzop nginx-light apache2 python3-matplotlib	# tools/bench/web-bench.sh
+	lzop nginx-light apache2 dmsetup python3-matplotlib	# tools/bench/web-bench.sh
 )
 
 missing=()

@@ -1,606 +1,1007 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Write web-bench.sh's report: results.csv, plots and report.md.
+"""Write web-bench.sh's report: report.md, results.csv and plots.
 
-usage: report.py RESULTS_DIR
+usage: report.py [--prefix PREFIX] RESULTS_DIR
 
-RESULTS_DIR holds what web-bench.sh wrote: run.env (the run's settings,
-the machine, each configuration's wall time and boot.sh status),
-calibration.env, docset.summary and logs/NAME.log, the console of each
-configuration's guest with its "BENCH config=NAME phase=PHASE key=value..."
-lines.  Exits 1 when a configuration failed, a response differed from the
-manifest, or a phase is missing.
+Inputs, in RESULTS_DIR (what web-bench.sh wrote):
+  run.env          shell-style key=value lines: the settings (quick, mem = R
+                   in MiB, reps, phase lengths...), the machine, the
+                   configurations in order (configs="none-R cc ...", and per
+                   configuration label_KEY and mult_KEY: RAM in units of R,
+                   KEY being the name with '-' as '_'), the guest runs in the order they
+                   ran (runs="none-R.1 cc.1 ... none-R.2 ..."), per run
+                   time_RK, status_RK, cpu_RK, load_RK (RK: the run's name
+                   with '-' and '.' as '_'), and total_secs
+  calibration.env  the disk throttle's calibration (cal_* keys)
+  docset.summary, support.summary
+                   the two content profiles, each ending in a "DOCSET ..." or
+                   "SUPPORTSET ..." line of key=value fields
+  logs/NAME.REP.log
+                   each run's guest console: "BENCH config=NAME phase=PHASE
+                   key=value..." once per phase (counters are deltas over the
+                   phase, stored_pages, mem_used, ratio_pm, cached_kib and
+                   zram_* its end), "BENCH-TS config=NAME phase=PHASE t=F ..."
+                   every 5 s of a measured phase (counters cumulative since
+                   the phase began), "BENCH error=...", "BENCH-VERIFY ...",
+                   "BENCH-FIO ...", "BENCH-PRIME ..." (failures) and
+                   "BENCH-STAT name=value" (ccache's statistics at the end)
+
+Outputs, in RESULTS_DIR:
+  report.md        the report: per measured workload the median [min-max]
+                   over the repetitions, a verdict against the plain kernel
+                   at R, disk reads per request, turnover; verification,
+                   dm-cache on zram, time per run
+  results.csv      one row per run and phase: every raw field and the
+                   derived figures
+  throughput.png   median throughput per workload, min-max whiskers
+  ts-PHASE.png     each measured phase over time, every configuration and
+                   repetition
+PREFIX (default none) goes before each PNG's name, in report.md's links too,
+e.g. "web-20261201-1200-" for the copy in Documentation/bench.
+
+Prints the results section to stdout.  Exits 1, saying why on stderr, when a
+guest failed (or fewer than reps ran), a phase counted an error or a
+mismatch or had a non-zero rc, a guest printed a failure line, or a run
+lacks a measured phase (or its -verify, or "end") that another run has or
+whose length in run.env is not 0.
 """
+import argparse
 import csv
+import math
 import os
 import shlex
+import statistics
 import sys
+from dataclasses import dataclass, field
 
 USER_HZ = 100
-WEB_PHASES = ('nginx', 'apache')
+STALLS = ('self-detected stall', 'rcu_preempt detected stalls', 'blocked for more than',
+          'soft lockup')
+FAILURE_LINES = ('BENCH-VERIFY ', 'BENCH-FIO ', 'BENCH-PRIME ')
+
+
+@dataclass(frozen=True)
+class Workload:
+    """A measured phase: its BENCH phase name, title, and whether it is fio."""
+    phase: str
+    title: str
+    fio: bool
+    secs_key: str           # run.env key of its length: > 0 means it ran
+
+    @property
+    def unit(self):
+        return 'MiB/s' if self.fio else 'req/s'
+
+    @property
+    def per(self):
+        """What disk reads are counted per."""
+        return 'MiB' if self.fio else 'req'
+
+    @property
+    def verify(self):
+        return None if self.fio else f'{self.phase}-verify'
+
+
+WORKLOADS = (
+    Workload('nginx', 'Docset, nginx', False, 'web_secs'),
+    Workload('apache', 'Docset, Apache (event MPM)', False, 'apache_secs'),
+    Workload('support', 'Support set, nginx', False, 'support_secs'),
+    Workload('fio-rand', 'fio, 4 KiB random reads', True, 'fio_secs'),
+    Workload('fio-files', 'fio, whole files', True, 'fio_secs'),
+)
+
+
+@dataclass
+class Run:
+    """One guest: a repetition of a configuration."""
+    name: str               # NAME.REP
+    config: str
+    rep: int
+    status: object = 1
+    time: object = None
+    cpu: object = None
+    load: object = None
+    phases: dict = field(default_factory=dict)     # phase: {field: value}
+    series: dict = field(default_factory=dict)     # phase: [BENCH-TS samples]
+    derived: dict = field(default_factory=dict)    # phase: {figure: value}
+    errors: list = field(default_factory=list)
+    stats: dict = field(default_factory=dict)
+    stalls: list = field(default_factory=list)
+
+    @property
+    def module(self):
+        return 'module' in self.phases
+
+    @property
+    def dmz(self):
+        return 'dmz' in self.phases
+
+
+@dataclass
+class Config:
+    name: str
+    label: str
+    mult: int
+    runs: list = field(default_factory=list)
+
+    @property
+    def budget(self):
+        """MiB the configuration may spend on compressed pages, as its first
+        run's guest set it: ccache's pool limit (max_pool_percent of
+        MemTotal) or zram's mem_limit; 0 for neither."""
+        for r in self.runs[:1]:
+            if r.dmz:
+                return r.phases['dmz'].get('zram_limit_mib', 0)
+            if r.module:
+                pool = r.phases['module'].get('pool', 0)
+                return round(r.phases.get('guest', {}).get('mem_kib', 0) * pool / 100 / 1024)
+        return 0
+
+
+@dataclass
+class Spread:
+    """A figure over the repetitions."""
+    med: float
+    lo: float
+    hi: float
+    n: int
+
+
+# ---- parsing ----
+
+def num(v):
+    for conv in (int, float):
+        try:
+            return conv(v)
+        except (TypeError, ValueError):
+            pass
+    return v
 
 
 def read_env(path):
+    """key=value words of a shell-style file (quotes and comments as sh)."""
     env = {}
+    if not os.path.exists(path):
+        return env
     with open(path) as f:
         for line in f:
             for tok in shlex.split(line, comments=True):
-                if '=' in tok:
-                    k, v = tok.split('=', 1)
+                k, eq, v = tok.partition('=')
+                if eq:
                     env[k] = v
     return env
 
 
-def num(v):
-    try:
-        return int(v)
-    except (TypeError, ValueError):
-        try:
-            return float(v)
-        except (TypeError, ValueError):
-            return v
-
-
-STALLS = ('self-detected stall', 'rcu_preempt detected stalls', 'blocked for more than',
-          'soft lockup')
-
-
-def read_log(path):
-    """BENCH lines by phase, error lines, BENCH-STAT values, stall lines."""
-    phases, errors, stats, stalls = {}, [], {}, []
+def read_summary(path):
+    """A content summary's text and the fields of its last line."""
     if not os.path.exists(path):
-        return phases, ['no console log'], stats, stalls
+        return None, {}
+    with open(path) as f:
+        text = f.read().rstrip('\n')
+    last = text.splitlines()[-1].split() if text else []
+    return text, dict(t.split('=', 1) for t in last[1:] if '=' in t)
+
+
+def fields(words):
+    return {k: num(v) for k, eq, v in (w.partition('=') for w in words.split()) if eq}
+
+
+def read_log(run, path):
+    """Fill run's phases, series, errors, stats and stalls from its console."""
+    if not os.path.exists(path):
+        run.errors.append('no console log')
+        return
     with open(path, errors='replace') as f:
         for line in f:
             line = line.rstrip('\r\n')
             if any(k in line for k in STALLS):
-                stalls.append(line.strip())
+                run.stalls.append(line.strip())
             elif line.startswith('BENCH-STAT '):
                 k, _, v = line[11:].partition('=')
-                stats[k] = num(v)
-            elif line.startswith(('BENCH-VERIFY ', 'BENCH-FIO ', 'BENCH-PRIME ')):
-                errors.append(line)
+                run.stats[k] = num(v)
+            elif line.startswith(FAILURE_LINES):
+                run.errors.append(line)
+            elif line.startswith('BENCH-TS '):
+                kv = fields(line[9:])
+                if 'phase' in kv and 't' in kv:
+                    run.series.setdefault(kv['phase'], []).append(kv)
             elif line.startswith('BENCH '):
-                kv = dict(t.split('=', 1) for t in line[6:].split() if '=' in t)
+                kv = fields(line[6:])
                 if 'error' in kv:
-                    errors.append(line[6:])
+                    run.errors.append(line[6:])
                 elif 'phase' in kv:
-                    phases[kv['phase']] = {k: num(v) for k, v in kv.items()}
-    return phases, errors, stats, stalls
+                    run.phases[kv['phase']] = kv
+    for samples in run.series.values():
+        samples.sort(key=lambda s: s['t'])
 
 
-def derive(p, mem_mib):
-    """Rates and shares over one phase."""
-    secs = p.get('secs') or 0
-    d = {}
-    if secs:
-        d['disk_mibps'] = p.get('disk_kib', 0) / 1024 / secs
-        d['disk_iops'] = p.get('disk_ios', 0) / secs
-    hits, misses = p.get('hits', 0), p.get('misses', 0)
-    d['hit_ratio'] = hits / (hits + misses) if hits + misses else None
-    ticks = sum(p.get(k, 0) for k in ('cpu_user', 'cpu_nice', 'cpu_sys', 'cpu_idle',
-                                      'cpu_iowait', 'cpu_irq', 'cpu_softirq'))
-    if ticks:
-        comp = p.get('compress_ns', 0) / 1e9 * USER_HZ
-        decomp = p.get('decompress_ns', 0) / 1e9 * USER_HZ
-        sys_all = p.get('cpu_sys', 0) + p.get('cpu_irq', 0) + p.get('cpu_softirq', 0)
-        d['cpu_user_pct'] = 100 * (p.get('cpu_user', 0) + p.get('cpu_nice', 0)) / ticks
-        d['cpu_compress_pct'] = 100 * comp / ticks
-        d['cpu_decompress_pct'] = 100 * decomp / ticks
-        d['cpu_sys_pct'] = 100 * max(sys_all - comp - decomp, 0) / ticks
-        d['cpu_iowait_pct'] = 100 * p.get('cpu_iowait', 0) / ticks
-        d['cpu_idle_pct'] = 100 * p.get('cpu_idle', 0) / ticks
-    d['compress_us_per_page'] = (p['compress_ns'] / p['captures'] / 1000
-                                 if p.get('captures') and p.get('compress_ns') else None)
-    d['ratio'] = p['ratio_pm'] / 1000 if p.get('ratio_pm') else None
-    d['mem_used_mib'] = p.get('mem_used', 0) / 2**20
-    d['stored_mib'] = p.get('stored_pages', 0) * 4096 / 2**20
-    d['mem_mib'] = mem_mib
+def load(outdir, env):
+    """The configurations, in order, each with its runs."""
+    configs = {}
+    for name in env.get('configs', '').split():
+        key = name.replace('-', '_')
+        configs[name] = Config(name, env.get(f'label_{key}', name),
+                               int(env.get(f'mult_{key}', 1)))
+    for rn in env.get('runs', '').split():
+        name, _, rep = rn.rpartition('.')
+        if name not in configs:     # not announced: keep it all the same
+            configs[name] = Config(name, name, 1)
+        rk = rn.replace('-', '_').replace('.', '_')
+        run = Run(rn, name, int(rep), num(env.get(f'status_{rk}', 1)), num(env.get(f'time_{rk}')),
+                  num(env.get(f'cpu_{rk}')), num(env.get(f'load_{rk}')))
+        read_log(run, os.path.join(outdir, 'logs', f'{rn}.log'))
+        run.derived = {ph: derive(p, run.module) for ph, p in run.phases.items()}
+        configs[name].runs.append(run)
+    return list(configs.values())
+
+
+# ---- figures ----
+
+def ratio(a, b):
+    return a / b if b else None
+
+
+def cpu_shares(p):
+    """Shares of the guest's CPU time over a phase, ccache's (de)compression
+    taken out of system time."""
+    keys = ('cpu_user', 'cpu_nice', 'cpu_sys', 'cpu_idle', 'cpu_iowait', 'cpu_irq', 'cpu_softirq')
+    ticks = sum(p.get(k, 0) for k in keys)
+    if not ticks:
+        return {}
+    comp = p.get('compress_ns', 0) / 1e9 * USER_HZ
+    decomp = p.get('decompress_ns', 0) / 1e9 * USER_HZ
+    sys_all = p.get('cpu_sys', 0) + p.get('cpu_irq', 0) + p.get('cpu_softirq', 0)
+    return {k: 100 * v / ticks for k, v in (
+        ('cpu_user_pct', p.get('cpu_user', 0) + p.get('cpu_nice', 0)),
+        ('cpu_sys_pct', max(sys_all - comp - decomp, 0)),
+        ('cpu_compress_pct', comp),
+        ('cpu_decompress_pct', decomp),
+        ('cpu_iowait_pct', p.get('cpu_iowait', 0)),
+        ('cpu_idle_pct', p.get('cpu_idle', 0)))}
+
+
+def workload_figures(p, module):
+    """Throughput, p99 and disk reads per request (web) or per MiB (fio)."""
+    if 'fio_bw' in p:
+        d = {'throughput': p['fio_bw'] / 2**20}
+        per = p.get('fio_bytes', p['fio_bw'] * p.get('secs', 0)) / 2**20
+        if 'fio_p99_ns' in p:
+            d['p99_ms'] = p['fio_p99_ns'] / 1e6
+    elif 'rps' in p:
+        d = {'throughput': p['rps'], 'p99_ms': p.get('p99_ms')}
+        per = p.get('requests', 0)
+    else:
+        return {}
+    if per:
+        disk_kib, miss_kib = p.get('disk_kib', 0), p.get('misses', 0) * 4
+        d['disk_reads_per_unit'] = p.get('disk_ios', 0) / per
+        d['disk_kib_per_unit'] = disk_kib / per
+        if module:
+            d['miss_kib_per_unit'] = miss_kib / per
+            d['other_kib_per_unit'] = max(disk_kib - miss_kib, 0) / per
     return d
 
 
-def fmt(v, spec='.1f', none='-'):
-    if v is None or v == '':
-        return none
+def derive(p, module):
+    """Every figure of one phase of one run that the report or the CSV uses
+    (none for the phases that only describe the guest)."""
+    if 'secs' not in p:
+        return {}
+    secs = p.get('secs') or 0
+    disk_kib, captures, cached = p.get('disk_kib', 0), p.get('captures', 0), p.get('cached_kib', 0)
+    d = {'disk_mibps': ratio(disk_kib / 1024, secs), 'disk_iops': ratio(p.get('disk_ios', 0), secs)}
+    d.update(cpu_shares(p))
+    d.update(workload_figures(p, module))
+    if module:
+        d['hit_ratio'] = ratio(p.get('hits', 0), p.get('hits', 0) + p.get('misses', 0))
+        d['compress_us_per_page'] = ratio(p.get('compress_ns', 0) / 1000, captures)
+        d['compress_ratio'] = p['ratio_pm'] / 1000 if p.get('ratio_pm') else None
+        d['stored_mib'] = p.get('stored_pages', 0) * 4 / 1024
+        d['mem_used_mib'] = p.get('mem_used', 0) / 2**20
+    if 'dm_read_hits' in p:
+        d['dm_hit_ratio'] = ratio(p['dm_read_hits'], p['dm_read_hits'] + p.get('dm_read_misses', 0))
+    d['disk_mib'] = disk_kib / 1024
+    d['captured_mib'] = captures * 4 / 1024
+    d['page_cache_mib'] = cached / 1024
+    d['turnover'] = ratio(disk_kib + captures * 4, cached)
+    return {k: v for k, v in d.items() if v is not None}
+
+
+def spread(vals):
+    vals = [v for v in vals if v is not None]
+    if not vals:
+        return None
+    return Spread(statistics.median(vals), min(vals), max(vals), len(vals))
+
+
+def values(cfg, phase, key):
+    """A derived figure of every run of cfg that has the phase."""
+    return [r.derived[phase][key] for r in cfg.runs
+            if key in r.derived.get(phase, {})]
+
+
+def over_runs(cfg, phase, key):
+    return spread(values(cfg, phase, key))
+
+
+def verdict(vals, ref_vals, is_ref):
+    """faster / slower only when the repetitions do not overlap."""
+    if is_ref:
+        return 'reference'
+    if not vals or not ref_vals:
+        return '-'
+    if len(vals) < 2 or len(ref_vals) < 2:
+        return 'one run: no verdict'
+    if min(vals) > max(ref_vals):
+        return 'faster'
+    if max(vals) < min(ref_vals):
+        return 'slower'
+    return 'within noise'
+
+
+def compare(cfg, ref, phase):
+    """(verdict, median change in % or None) of cfg's throughput against ref's."""
+    vals = values(cfg, phase, 'throughput')
+    ref_vals = values(ref, phase, 'throughput') if ref else []
+    word = verdict(vals, ref_vals, cfg is ref)
+    change = None
+    if vals and ref_vals and cfg is not ref and statistics.median(ref_vals):
+        change = 100 * (statistics.median(vals) / statistics.median(ref_vals) - 1)
+    return word, change
+
+
+def reference(configs):
+    """The plain kernel at R: none-R, or the first plain configuration at R."""
+    for c in configs:
+        if c.name == 'none-R':
+            return c
+    return next((c for c in configs if c.mult == 1 and c.label.startswith('plain')), None)
+
+
+# ---- checks ----
+
+def phase_failure(p):
+    """Why a phase failed, or ''."""
+    why = [f'{k.replace("fio_", "")} {p[k]}' for k in ('rc', 'errors', 'fio_errors', 'mismatches')
+           if p.get(k)]
+    if p.get('failed'):
+        why.append('no result line')
+    return ', '.join(why)
+
+
+def expected_phases(env, runs):
+    """The phases every run must have: a measured phase (and its
+    verification) that some run has or whose length in run.env is not 0,
+    and "end" when some run has it."""
+    seen = set().union(*(r.phases for r in runs))
+    need = []
+    for w in WORKLOADS:
+        if w.phase in seen or float(env.get(w.secs_key) or 0) > 0:
+            need += [w.phase] + ([w.verify] if w.verify else [])
+    return need + (['end'] if 'end' in seen else [])
+
+
+def problems(env, configs):
+    runs = [r for c in configs for r in c.runs]
+    reps = int(env.get('reps', 1))
+    bad = [f'{c.name}: {len(c.runs)} of {reps} repetitions ran' for c in configs
+           if len(c.runs) < reps]
+    need = expected_phases(env, runs)
+    for r in runs:
+        if r.status != 0:
+            bad.append(f'{r.name}: the guest failed (boot.sh status {r.status})')
+        bad += [f'{r.name}: {e}' for e in r.errors]
+        bad += [f'{r.name}: no {ph} phase' for ph in need if ph not in r.phases]
+        bad += [f'{r.name}: {ph}: {why}' for ph, p in r.phases.items()
+                for why in [phase_failure(p)] if why]
+    return bad
+
+
+# ---- markdown ----
+
+def fmt(v, spec=None):
+    """A number for a table: '-' when unknown, about 3 significant digits."""
+    if v is None:
+        return '-'
     if isinstance(v, str):
         return v
-    return format(v, spec)
+    if spec:
+        return format(v, spec)
+    if isinstance(v, int):
+        return str(v)
+    a = abs(v)
+    if a == 0:
+        return '0'
+    return format(v, '.0f' if a >= 100 else '.1f' if a >= 10 else '.2f' if a >= 0.1 else '.3f')
 
 
-def pct(a, b):
-    if not a or not b:
+def fmt_spread(s, spec=None):
+    if s is None:
         return '-'
-    return f'{100 * (a - b) / b:+.0f}%'
+    if s.n == 1:
+        return fmt(s.med, spec)
+    return f'{fmt(s.med, spec)} [{fmt(s.lo, spec)}-{fmt(s.hi, spec)}]'
+
+
+def fmt_change(change):
+    return '-' if change is None else f'{change:+.0f}%'
+
+
+def med(s):
+    return s.med if s else None
 
 
 def table(head, rows):
     out = ['| ' + ' | '.join(head) + ' |',
            '|' + '|'.join('---' if i == 0 else '---:' for i in range(len(head))) + '|']
     out += ['| ' + ' | '.join(str(c) for c in r) + ' |' for r in rows]
-    return '\n'.join(out)
+    return '\n'.join(out) + '\n'
 
 
-def plots(outdir, configs, res, labels, env):
+def g(env, key, default='?'):
+    return env.get(key) or default
+
+
+def header(env, configs, docset, support):
+    quick = env.get('quick') == '1'
+    mem, reps = int(env['mem']), int(env.get('reps', 1))
+    total = int(env.get('total_secs', 0))
+    nruns = sum(len(c.runs) for c in configs)
+    md = [f'# ccache web-serving benchmark{" (quick)" if quick else ""}: {g(env, "run_id")}\n',
+          f'Command: `{g(env, "cmd")}`'
+          + (' (what `make bench-web QUICK=1` runs)' if quick else ' (what `make bench-web` runs)')
+          + '  \n',
+          f'Source: ccache at {g(env, "commit")}'
+          + (' with uncommitted changes' if env.get('dirty') == '1' else '') + '  \n',
+          f'Wall time: {total // 60} min {total % 60} s for {len(configs)} configurations x '
+          f'{reps} repetitions ({nruns} guests, each fresh), calibration and content included.\n',
+          '## Machine\n',
+          f'- Host: {g(env, "host_cpu")}, {g(env, "host_cores")} cores, '
+          f'{int(env.get("host_mem_kib", 0)) // 1024} MiB RAM, {g(env, "host_kernel")}',
+          f'- Guests: Debian kernel {g(env, "release")} under {g(env, "qemu")}, TCG (no KVM), '
+          f'multi-threaded, 2 vCPUs; R = {mem} MiB of RAM',
+          f'- Servers: nginx {g(env, "nginx")}, Apache {g(env, "apache")} (event MPM), the host\'s '
+          'binaries on a second disk; load generator: webload in the same guest\n']
+    md += calibration(env)
+    md.append('## Content\n')
+    for name, (text, kv) in (('docset', docset), ('support set', support)):
+        if text is None:
+            continue
+        md.append('```\n' + text + '\n```\n')
+        if kv.get('pages'):
+            md.append(f'The {name} takes {int(kv["pages"]) / 256:.0f} MiB in the page cache, '
+                      f'{int(kv["pages"]) / 256 / mem:.1f}x R.\n')
+    md.append(f'fio: one file of {g(env, "big_mib")} MiB (4 KiB random reads, '
+              f'random_distribution=zipf:1.1) and {g(env, "small_n")} files of '
+              f'{g(env, "small_kib")} KiB read whole (file_service_type=zipf:1.1), from the '
+              'docset\'s bytes.  All on one ext4 data disk.\n')
+    md += method(env)
+    md.append('## Configurations\n')
+    md.append(table(['configuration', 'name', 'RAM MiB', 'budget MiB', 'setup', 'runs'],
+                    [[c.label, c.name, mem * c.mult, c.budget or '-', setup(c), len(c.runs)]
+                     for c in configs]))
+    md.append('budget: the memory the configuration may spend on compressed pages (the ccache '
+              'pool\'s limit, zram\'s mem_limit).  Runs went in turns (A B C, A B C...), each in '
+              'a fresh guest.\n')
+    return md
+
+
+def calibration(env):
+    if 'cal_factor' not in env:
+        return ['## Calibration\n', 'No calibration.env.\n']
+    return [
+        '## Calibration\n',
+        'The guest runs under TCG, several times slower than the host, while QEMU\'s disk '
+        'throttle runs in real time.  To keep the balance of a real server and its volume, '
+        'the disk is slowed by the same factor as the CPU:\n',
+        f'- host: `lzop` (LZO1X-1, the kernel\'s lzo) over '
+        f'{int(env["cal_sample_bytes"]) / 2**20:.0f} MiB of the docset: '
+        f'{float(env["cal_host_user_s"]):.3f} s of user CPU, **{env["cal_host_mbps"]} MB/s**',
+        f'- guest: ccache compressing the same bytes page by page (offload=cpu): '
+        f'{int(env["cal_guest_pages"])} pages in {int(env["cal_guest_ns"]) / 1e9:.2f} s of CPU, '
+        f'{env["cal_guest_ns_per_page"]} ns/page, **{env["cal_guest_mbps"]} MB/s**',
+        f'- factor host/guest: **{env["cal_factor"]}**; measured {env["cal_date"]} on '
+        f'{env["cal_host_cpu"]}',
+        f'- model volume: AWS gp3 baseline, {int(env["cal_model_bps"]) / 2**20:.0f} MiB/s and '
+        f'{env["cal_model_iops"]} IOPS; divided by the factor: the data disk is throttled to '
+        f'**{int(env["cal_bps"]) / 2**20:.2f} MiB/s and {env["cal_iops"]} IOPS** (QEMU '
+        'throttling, reads and writes together)\n']
+
+
+def method(env):
+    apache = float(env.get('apache_secs') or 0) > 0
+    return [
+        '## Method\n',
+        f'Every configuration runs {g(env, "reps")} times, each time in a fresh guest, the '
+        'configurations in turns.  One guest runs, in this order: the docset served by nginx'
+        + (' and by Apache' if apache else '') + ', the support set served by nginx, and '
+        'the two fio jobs.  Each data set is first read with the throttle lifted: the docset '
+        'and the support set from their least to their most popular file (`webload -P`), '
+        f'then {g(env, "replay_secs")} s of their load (the replay), so that the page cache '
+        'and ccache start with what a long Zipf load leaves there; fio\'s files in order.  '
+        'Every warm-up and measured phase runs on the throttled disk.\n',
+        f'- docset: webload with {g(env, "conns")} connections, {g(env, "session")} requests '
+        f'per keep-alive session, Zipf exponent {g(env, "zipf")}; {g(env, "web_warm")} s '
+        f'warm-up, {g(env, "web_secs")} s measured with nginx'
+        + (f', {g(env, "apache_secs")} s with Apache (event MPM)' if apache else '')
+        + '; every response body\'s length and CRC32C is compared with the manifest.',
+        f'- support set: the same with nginx, Zipf exponent {g(env, "support_zipf")}, '
+        f'{g(env, "support_secs")} s measured.',
+        f'- verification: `webload -V` after each load, over {g(env, "verify_files")} of the '
+        f'docset\'s {g(env, "docset_files")} files and {g(env, "support_verify")} of the '
+        f'support set\'s {g(env, "support_files")}, each body compared with the manifest.',
+        f'- fio: 2 jobs, psync, buffered, invalidate=0; {g(env, "fio_warm")} s warm-up, '
+        f'{g(env, "fio_secs")} s measured: 4 KiB random reads over the big file '
+        '(random_distribution=zipf:1.1), whole-file reads of the small ones '
+        '(file_service_type=zipf:1.1).  Latencies: fio\'s completion latencies.',
+        '- counters over each measured phase: disk reads from /proc/diskstats, CPU from '
+        '/proc/stat, ccache\'s hits, misses, captures and (de)compression time from '
+        '/sys/kernel/mm/ccache, the page cache (Cached) from /proc/meminfo; the same every '
+        '5 s for the time series.\n']
+
+
+def setup(c):
+    """What a configuration runs, from its first run's module or dmz phase."""
+    for r in c.runs:
+        m, z = r.phases.get('module'), r.phases.get('dmz')
+        if m:
+            return (f'ccache, max_pool_percent {m.get("pool")}, {m.get("compressor")}, '
+                    f'offload={m.get("offload")}')
+        if z:
+            return (f'dm-cache of {z.get("cache_mib")} MiB on zram ({z.get("zram_disksize_mib")} '
+                    f'MiB, limit {z.get("zram_limit_mib")} MiB), {z.get("block_kib")} KiB blocks')
+    return 'plain kernel' if c.runs else '-'
+
+
+def measured(configs):
+    """The workloads some run measured."""
+    return [w for w in WORKLOADS if any(w.phase in r.phases for c in configs for r in c.runs)]
+
+
+def hit_cell(c, phase):
+    cc = over_runs(c, phase, 'hit_ratio')
+    if cc:
+        return fmt(cc.med, '.2f')
+    dm = over_runs(c, phase, 'dm_hit_ratio')
+    return f'{fmt(dm.med, ".2f")} (dm-cache)' if dm else '-'
+
+
+def fmt_turnover(v):
+    return '-' if v is None else f'{v:.2f}x' if v < 1 else f'{v:.1f}x'
+
+
+def turnover_cell(c, phase):
+    return fmt_turnover(med(over_runs(c, phase, 'turnover')))
+
+
+def workload_table(w, configs, ref):
+    rows = []
+    for c in configs:
+        thr = over_runs(c, w.phase, 'throughput')
+        if thr is None:
+            continue
+        word, change = compare(c, ref, w.phase)
+        rows.append([c.label, thr.n, fmt_spread(thr), word, fmt_change(change)]
+                    + [fmt(med(over_runs(c, w.phase, k))) for k in
+                       ('disk_reads_per_unit', 'disk_kib_per_unit', 'miss_kib_per_unit',
+                        'other_kib_per_unit')]
+                    + [hit_cell(c, w.phase), fmt(med(over_runs(c, w.phase, 'p99_ms'))),
+                       turnover_cell(c, w.phase)])
+    return table(['configuration', 'runs', f'{w.unit} median [min-max]', 'verdict', 'vs plain R',
+                  f'disk reads/{w.per}', f'disk KiB/{w.per}', f'KiB/{w.per}: ccache misses',
+                  f'KiB/{w.per}: other', 'hit ratio', 'p99 ms', 'turnover'], rows)
+
+
+def reading_note(ref):
+    return (
+        'How to read these tables: every figure is computed per run, then its median over '
+        'the repetitions (throughput also gives [min-max]).  verdict: against '
+        f'{ref.label if ref else "the plain kernel at R"}, **faster** when every repetition '
+        'beat every one of the reference, **slower** when every one was below, else **within '
+        'noise**; vs plain R: the change of the medians.  disk reads and KiB per request '
+        '(fio: per MiB delivered) from /proc/diskstats; the KiB are split into **ccache '
+        'misses** (4 KiB per ccache miss: file data ccache had seen evicted and could have '
+        'served) and **other** (the rest: metadata, and data ccache never saw); hit ratio: '
+        'ccache\'s hits / (hits + misses), for dm-cache on zram its read hits / (read hits + '
+        'read misses); p99: the 99th percentile latency; turnover: (MiB read from the disk + '
+        'MiB captured by ccache) / page cache at the end of the phase.\n')
+
+
+def verdict_section(ws, configs, ref):
+    rows = []
+    for c in configs:
+        cells = []
+        for w in ws:
+            word, change = compare(c, ref, w.phase)
+            cells.append(word if change is None else f'{word}, {fmt_change(change)}')
+        rows.append([c.label] + cells)
+    return ['### Verdicts\n', table(['configuration'] + [w.title for w in ws], rows)]
+
+
+def turnover_section(ws, configs):
+    rows, notes = [], []
+    for w in ws:
+        span = []
+        for c in configs:
+            s = {k: med(over_runs(c, w.phase, k))
+                 for k in ('disk_mib', 'captured_mib', 'page_cache_mib', 'turnover')}
+            if s['page_cache_mib'] is None:
+                continue
+            rows.append([w.title, c.label, fmt(s['disk_mib']), fmt(s['captured_mib']),
+                         fmt(s['page_cache_mib']), fmt_turnover(s['turnover'])])
+            if s['turnover'] is not None:
+                span.append((s['turnover'], c.label))
+        if span:
+            lo, hi = min(span), max(span)
+            notes.append(f'{w.title} {fmt_turnover(lo[0])} ({lo[1]})'
+                         + (f' to {fmt_turnover(hi[0])} ({hi[1]})' if hi != lo else ''))
+    return ['### Turnover\n',
+            'How much of the page cache each measured phase replaced: the MiB read from the '
+            'disk plus the MiB ccache captured (pages evicted from the page cache and '
+            'compressed), over the page cache at the phase\'s end.  Well below 1x, the phase '
+            'measured a page cache that barely changed: its result depends on what the '
+            'prefill left there more than on how each configuration replaces pages.  '
+            + ('Turnover: ' + '; '.join(notes) + '.' if notes else '') + '\n',
+            table(['workload', 'configuration', 'disk MiB read', 'MiB captured',
+                   'page cache MiB', 'turnover'], rows)]
+
+
+def cpu_section(ws, configs):
+    rows = []
+    for w in ws:
+        for c in configs:
+            if over_runs(c, w.phase, 'cpu_idle_pct') is None:
+                continue
+            rows.append([w.title, c.label]
+                        + [fmt(med(over_runs(c, w.phase, k)), '.1f') for k in
+                           ('cpu_user_pct', 'cpu_sys_pct', 'cpu_compress_pct',
+                            'cpu_decompress_pct', 'cpu_iowait_pct', 'cpu_idle_pct')]
+                        + [fmt(med(over_runs(c, w.phase, k))) for k in
+                           ('compress_us_per_page', 'stored_mib', 'mem_used_mib')]
+                        + [fmt(med(over_runs(c, w.phase, 'compress_ratio')), '.3f')])
+    return ['### CPU and the pool\n',
+            table(['workload', 'configuration', 'user %', 'system %', 'compression %',
+                   'decompression %', 'iowait %', 'idle %', 'compress µs/page', 'stored MiB',
+                   'mem_used MiB', 'compressed/original'], rows),
+            'Medians over the repetitions.  CPU: shares of both vCPUs\' time; system excludes '
+            'the (de)compression time ccache counted.  compress µs/page: compress_ns / '
+            'captures; stored: the original size of the pages in the pool, mem_used: what the '
+            'pool takes (pool, staging buffers, metadata), both at the phase\'s end.\n']
+
+
+def raw_median(runs, phase, key, scale=1):
+    """The median of a BENCH field over the runs that have the phase."""
+    s = spread([r.phases[phase].get(key) for r in runs if phase in r.phases])
+    return s.med * scale if s else None
+
+
+def dmz_section(ws, configs):
+    """dm-cache on zram: its setup per run, then zram and dm-cache at the end
+    of each measured phase."""
+    md = []
+    for c in configs:
+        runs = [r for r in c.runs if r.dmz]
+        if not runs:
+            continue
+        md.append(f'### dm-cache on zram ({c.name})\n')
+        md.append(table(['run', 'cache MiB', 'zram disksize MiB', 'zram limit MiB', 'block KiB'],
+                        [[r.name] + [fmt(r.phases['dmz'].get(k)) for k in
+                                     ('cache_mib', 'zram_disksize_mib', 'zram_limit_mib',
+                                      'block_kib')] for r in runs]))
+        rows = [[w.title]
+                + [fmt(raw_median(runs, w.phase, k, 1 / 1024)) for k in
+                   ('zram_orig_kib', 'zram_compr_kib', 'zram_mem_kib', 'zram_limit_kib')]
+                + [fmt(med(over_runs(c, w.phase, 'dm_hit_ratio')), '.2f')]
+                + [fmt(raw_median(runs, w.phase, k)) for k in ('dm_promotions', 'dm_demotions')]
+                for w in ws if any(w.phase in r.phases for r in runs)]
+        md.append(table(['workload', 'zram data MiB', 'zram compressed MiB', 'zram memory MiB',
+                         'zram limit MiB', 'dm-cache read hit ratio', 'promotions', 'demotions'],
+                        rows))
+        md.append('zram\'s figures at the end of each measured phase (orig_data_size, '
+                  'compr_data_size, mem_used_total, mem_limit), medians over the repetitions; '
+                  'read hit ratio, promotions and demotions: dm-cache\'s over the phase.\n')
+    return md
+
+
+def total(phases, key):
+    return sum(p.get(key) or 0 for p in phases)
+
+
+def verification_section(ws, configs):
+    rows = []
+    for c in configs:
+        for w in ws:
+            if w.fio:
+                continue
+            loads = [r.phases.get(w.phase) for r in c.runs if w.phase in r.phases]
+            vers = [r.phases.get(w.verify) for r in c.runs if w.verify in r.phases]
+            if not loads and not vers:
+                continue
+            rows.append([c.label, w.title, len(loads), total(loads, 'requests'),
+                         total(loads, 'mismatches'), total(vers, 'requests'),
+                         total(vers, 'mismatches'), total(vers, 'errors'),
+                         fmt(med(spread([p.get('rps') for p in vers]))),
+                         fmt(med(over_runs(c, w.verify, 'hit_ratio')), '.2f')])
+    mism = sum(p.get('mismatches') or 0 for c in configs for r in c.runs
+               for p in r.phases.values())
+    return ['### Verification\n',
+            table(['configuration', 'workload', 'runs', 'load responses checked',
+                   'load mismatches', '-V files', '-V mismatches', '-V errors',
+                   '-V files/s (median)', '-V ccache hit ratio'], rows),
+            f'Sums over the repetitions.  Mismatches over the whole run, every phase: '
+            f'**{mism}**.\n']
+
+
+def contention(configs, env):
+    """Say when the host slowed the guests: the comparison assumes it did not."""
+    cores = int(env.get('host_cores') or 2)
+    cal = float(env.get('cal_guest_ns_per_page') or 0) / 1000
+    notes = []
+    for r in (r for c in configs for r in c.runs):
+        why = []
+        if isinstance(r.load, float) and r.load > cores + 0.5:
+            why.append(f'host load {r.load:.1f} on {cores} cores')
+        slow = r.derived.get('nginx', {}).get('compress_us_per_page')
+        if slow and cal and slow > 1.5 * cal:
+            why.append(f'compression {slow / cal:.1f}x slower than at calibration')
+        if r.stalls:
+            why.append('RCU stall warnings (vCPUs starved)')
+        if why:
+            notes.append(f'{r.name} ({", ".join(why)})')
+    if not notes:
+        return []
+    return ['**The host was busy with other work during part of this run**, so some guests ran '
+            'slower than calibrated while their disk kept its throttled speed: for them the '
+            'disk was relatively faster than the model, which favours the plain kernel, and '
+            'CPU-bound phases slowed down.  Affected: ' + '; '.join(notes) + '.\n']
+
+
+def time_section(configs, env):
+    mem = int(env['mem'])
+    runs = sorted((r for c in configs for r in c.runs),
+                  key=lambda r: env.get('runs', '').split().index(r.name))
+    labels = {c.name: c.label for c in configs}
+    rows = [[r.name, labels[r.config], mem * next(c.mult for c in configs if c.name == r.config),
+             fmt(r.time, 'd') if isinstance(r.time, int) else fmt(r.time),
+             fmt(r.cpu, 'd') if isinstance(r.cpu, int) else fmt(r.cpu),
+             fmt(r.cpu / r.time, '.2f') if isinstance(r.cpu, (int, float))
+             and isinstance(r.time, (int, float)) and r.time else '-',
+             fmt(r.load, '.2f') if isinstance(r.load, (int, float)) else '-',
+             ('ok' if r.status == 0 else f'failed ({r.status})')
+             + (', vCPUs stalled' if r.stalls else '')] for r in runs]
+    return ['### Time per run\n',
+            table(['run', 'configuration', 'RAM MiB', 'wall time s', 'host CPU s',
+                   'host cores used', 'host load (1-min, mean)', 'status'], rows),
+            'In the order they ran.  wall time: boot.sh for the run; host CPU: what boot.sh and '
+            'QEMU took; host load: the 1-minute load average sampled every 5 s, this guest\'s 2 '
+            f'vCPU threads included, on {g(env, "host_cores")} cores.\n']
+
+
+# ---- plots ----
+
+@dataclass(frozen=True)
+class Panel:
+    """One subplot of a time-series figure: BENCH-TS fields, each
+    (key, scale, line style), drawn as levels or as rates."""
+    title: str
+    lines: tuple
+    rate: bool              # counters to difference, or levels
+    web_only: bool = False
+    ccache_only: bool = False
+
+
+PANELS = (
+    Panel('requests/s', (('requests', 1, '-'),), True, web_only=True),
+    Panel('disk reads/s', (('disk_ios', 1, '-'),), True),
+    Panel('disk read MiB/s', (('disk_kib', 1 / 1024, '-'),), True),
+    Panel('ccache hits/s', (('hits', 1, '-'),), True, ccache_only=True),
+    Panel('pool MiB: stored pages, original size (solid); memory used (dashed)',
+          (('stored_pages', 4 / 1024, '-'), ('mem_used', 2**-20, '--')), False,
+          ccache_only=True),
+    Panel('page cache MiB (Cached)', (('cached_kib', 1 / 1024, '-'),), False),
+)
+
+
+def points(samples, key, scale, rate):
+    """(t, y) of one field: levels as sampled; counters as the difference of
+    consecutive samples over the time between them, from (0, 0); a repeated
+    sample is skipped."""
+    # webload's responses are timed by webload itself (req_t): the guest's
+    # 5 s clock and webload's drift apart
+    tkey = 'req_t' if key == 'requests' else 't'
+    pts = [(s.get(tkey, s['t']), s[key]) for s in samples if key in s]
+    if rate:
+        pts = [(t1, (v1 - v0) / (t1 - t0)) for (t0, v0), (t1, v1)
+               in zip([(0, 0)] + pts, pts) if t1 > t0]
+    return [t for t, _ in pts], [v * scale for _, v in pts]
+
+
+def colours(plt, configs):
+    cmap = plt.get_cmap('tab10')
+    return {c.name: cmap(i % 10) for i, c in enumerate(configs)}
+
+
+def plot_series(plt, path, w, configs, col):
+    """One figure of stacked panels for a measured phase, if any run sampled
+    it: one colour per configuration, repetition 1 solid, the others thin."""
+    from matplotlib.lines import Line2D
+    runs = [(c, r) for c in configs for r in c.runs if r.series.get(w.phase)]
+    if not runs:
+        return False
+    panels = [p for p in PANELS if not (p.web_only and w.fio)]
+    height = 1.6 * len(panels) + 1.2
+    fig, axs = plt.subplots(len(panels), 1, sharex=True, figsize=(9, height))
+    for ax, panel in zip(axs, panels):
+        for c, r in runs:
+            if panel.ccache_only and not r.module:
+                continue
+            first = r.rep == 1
+            for key, scale, style in panel.lines:
+                ax.plot(*points(r.series[w.phase], key, scale, panel.rate), color=col[c.name],
+                        ls=style, lw=1.6 if first else 0.8, alpha=1 if first else 0.45,
+                        marker='.' if first else None, ms=4)
+        ax.set_title(panel.title, loc='left', fontsize=8.5)
+        ax.set_ylim(bottom=0)
+        ax.grid(alpha=0.3)
+        ax.tick_params(labelsize=7)
+    axs[-1].set_xlabel('seconds into the measured phase', fontsize=8)
+    drawn = {c.name for c, _ in runs}
+    handles = [Line2D([], [], color=col[c.name], lw=2, label=c.label)
+               for c in configs if c.name in drawn]
+    if any(r.rep != 1 for _, r in runs):
+        handles += [Line2D([], [], color='grey', lw=1.6, label='repetition 1'),
+                    Line2D([], [], color='grey', lw=0.8, alpha=0.45, label='other repetitions')]
+    fig.suptitle(f'{w.title}: the measured phase, sampled every 5 s', fontsize=10,
+                 y=1 - 0.08 / height)
+    fig.legend(handles=handles, loc='upper center', ncol=3, fontsize=7.5, frameon=False,
+               bbox_to_anchor=(0.5, 1 - 0.3 / height))
+    fig.tight_layout()
+    fig.subplots_adjust(top=1 - 0.9 / height)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return True
+
+
+def plot_throughput(plt, path, ws, configs, ref, col):
+    from matplotlib.patches import Patch
+    ncols = min(3, len(ws))
+    nrows = math.ceil(len(ws) / ncols)
+    fig, axs = plt.subplots(nrows, ncols, figsize=(3.8 * ncols, 3.1 * nrows + 0.8),
+                            squeeze=False)
+    for ax, w in zip(axs.flat, ws):
+        for i, c in enumerate(configs):
+            vals = values(c, w.phase, 'throughput')
+            s = spread(vals)
+            if s is None:
+                continue
+            ax.bar(i, s.med, color=col[c.name], alpha=0.8)
+            ax.errorbar(i, s.med, yerr=[[s.med - s.lo], [s.hi - s.med]], color='black',
+                        capsize=4, lw=1)
+            ax.scatter([i] * len(vals), vals, s=9, color='black', zorder=3)
+            ax.annotate(fmt(s.med), (i, s.hi), xytext=(0, 4), textcoords='offset points',
+                        ha='center', fontsize=7)
+        if ref and values(ref, w.phase, 'throughput'):
+            ax.axhline(statistics.median(values(ref, w.phase, 'throughput')), color='grey',
+                       ls='--', lw=0.8)
+        ax.set_xticks(range(len(configs)))
+        ax.set_xticklabels([c.name for c in configs], fontsize=7.5)
+        ax.set_title(f'{w.title}, {w.unit}', fontsize=9)
+        ax.tick_params(axis='y', labelsize=7)
+        ax.set_ylim(0, ax.get_ylim()[1] * 1.08)     # room for the labels
+    spare = list(axs.flat)[len(ws):]
+    for ax in spare:
+        ax.axis('off')
+    fig.suptitle('Throughput: median (bar), min-max (whiskers), each repetition (dots); '
+                 'dashed: the plain kernel at R', fontsize=9.5)
+    handles = [Patch(color=col[c.name], alpha=0.8, label=f'{c.name}: {c.label}')
+               for c in configs]
+    if spare:       # in the empty cell
+        spare[0].legend(handles=handles, loc='center', fontsize=8, frameon=False)
+        fig.tight_layout(rect=(0, 0, 1, 0.96))
+    else:
+        fig.legend(handles=handles, loc='lower center', ncol=min(4, len(configs)),
+                   fontsize=7.5, frameon=False)
+        fig.tight_layout(rect=(0, 0.7 / (3.1 * nrows + 0.8), 1, 0.96))
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def plots(outdir, prefix, ws, configs, ref):
+    """Write the PNGs; {phase or 'throughput': file name} of those written."""
     try:
         import matplotlib
         matplotlib.use('Agg')
         import matplotlib.pyplot as plt
     except ImportError:
         print('report: no matplotlib (python3-matplotlib): no plots', file=sys.stderr)
-        return []
-    made = []
-    names = [c for c in configs if res[c]['phases']]
-    xl = [labels[c].replace(', ', '\n').replace('ccache ', 'ccache\n') for c in names]
-
-    def bars(ax, vals, title, ylabel, color):
-        ax.bar(range(len(names)), [v or 0 for v in vals], color=color)
-        ax.set_xticks(range(len(names)))
-        ax.set_xticklabels(xl, fontsize=7)
-        ax.set_title(title, fontsize=9)
-        ax.set_ylabel(ylabel, fontsize=8)
-        ax.tick_params(axis='y', labelsize=7)
-        for i, v in enumerate(vals):
-            if v:
-                ax.annotate(f'{v:.0f}' if v >= 10 else f'{v:.1f}', (i, v), ha='center',
-                            va='bottom', fontsize=6)
-
-    def ph(c, phase, key):
-        return res[c]['phases'].get(phase, {}).get(key)
-
-    def dv(c, phase, key):
-        return res[c]['derived'].get(phase, {}).get(key)
-
-    fig, axs = plt.subplots(3, 1, figsize=(max(7, 1.1 * len(names)), 9))
-    bars(axs[0], [ph(c, 'nginx', 'rps') for c in names], 'nginx: requests/s', 'req/s', '#4c72b0')
-    bars(axs[1], [(ph(c, 'fio-rand', 'fio_bw') or 0) / 2**20 for c in names],
-         'fio: 4 KiB random reads, zipf:1.1 over one file', 'MiB/s', '#55a868')
-    bars(axs[2], [(ph(c, 'fio-files', 'fio_bw') or 0) / 2**20 for c in names],
-         'fio: whole-file reads, file_service_type=zipf:1.1', 'MiB/s', '#c44e52')
-    fig.suptitle('Throughput per configuration (higher is better)', fontsize=10)
-    fig.tight_layout()
-    fig.savefig(os.path.join(outdir, 'throughput.png'), dpi=110)
-    plt.close(fig)
-    made.append(('throughput.png', 'Throughput per configuration'))
-
-    fig, ax = plt.subplots(figsize=(max(7, 1.1 * len(names)), 4))
-    w = 0.27
-    for i, (phase, color) in enumerate((('nginx', '#4c72b0'), ('fio-rand', '#55a868'),
-                                        ('fio-files', '#c44e52'))):
-        ax.bar([x + (i - 1) * w for x in range(len(names))],
-               [dv(c, phase, 'disk_mibps') or 0 for c in names], w, label=phase, color=color)
-    ax.axhline(int(env.get('cal_bps', 0)) / 2**20, color='grey', ls='--', lw=0.8,
-               label='throttle')
-    ax.set_xticks(range(len(names)))
-    ax.set_xticklabels(xl, fontsize=7)
-    ax.set_ylabel('disk reads, MiB/s', fontsize=8)
-    ax.set_title('Disk read bandwidth during each measured phase (lower: fewer reads)', fontsize=9)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(os.path.join(outdir, 'disk.png'), dpi=110)
-    plt.close(fig)
-    made.append(('disk.png', 'Disk read bandwidth'))
-
-    fig, ax = plt.subplots(figsize=(max(7, 1.1 * len(names)), 4))
-    bottom = [0] * len(names)
-    for key, lab, color in (('cpu_user_pct', 'user', '#4c72b0'),
-                            ('cpu_sys_pct', 'system (other)', '#8172b2'),
-                            ('cpu_compress_pct', 'compression', '#c44e52'),
-                            ('cpu_decompress_pct', 'decompression', '#dd8452'),
-                            ('cpu_iowait_pct', 'iowait', '#ccb974'),
-                            ('cpu_idle_pct', 'idle', '#dddddd')):
-        vals = [dv(c, 'nginx', key) or 0 for c in names]
-        ax.bar(range(len(names)), vals, bottom=bottom, label=lab, color=color)
-        bottom = [b + v for b, v in zip(bottom, vals)]
-    ax.set_xticks(range(len(names)))
-    ax.set_xticklabels(xl, fontsize=7)
-    ax.set_ylabel('% of the guest\'s CPU time', fontsize=8)
-    ax.set_ylim(0, 100)
-    ax.set_title('CPU split during the nginx phase', fontsize=9)
-    ax.legend(fontsize=7, loc='upper left', bbox_to_anchor=(1, 1))
-    fig.tight_layout()
-    fig.savefig(os.path.join(outdir, 'cpu.png'), dpi=110)
-    plt.close(fig)
-    made.append(('cpu.png', 'CPU split'))
-
-    sweep = [(0, 'none-R')] + [(p, f'cc{p}') for p in (20, 40, 60, 80)]
-    sweep = [(p, c) for p, c in sweep if c in names]
-    if sweep:
-        fig, axs = plt.subplots(1, 3, figsize=(11, 3.6))
-        for ax, (phase, key, scale, title) in zip(axs, (
-                ('nginx', 'rps', 1, 'nginx req/s'),
-                ('fio-rand', 'fio_bw', 2**-20, 'fio random MiB/s'),
-                ('fio-files', 'fio_bw', 2**-20, 'fio files MiB/s'))):
-            xs = [p for p, _ in sweep]
-            ys = [(ph(c, phase, key) or 0) * scale for _, c in sweep]
-            ax.plot(xs, ys, 'o-', color='#4c72b0', label='R: plain (0) and ccache')
-            if 'none-2R' in names:
-                ax.axhline((ph('none-2R', phase, key) or 0) * scale, color='#c44e52', ls='--',
-                           label='plain kernel, 2R')
-            ax.set_xlabel('max_pool_percent (0: no module)', fontsize=8)
-            ax.set_title(title, fontsize=9)
-            ax.set_xticks([0, 20, 40, 60, 80])
-            ax.tick_params(labelsize=7)
-            ax.set_ylim(bottom=0)
-        axs[0].legend(fontsize=7)
-        fig.suptitle('Pool-size sweep (lzo, offload=cpu, RAM R)', fontsize=10)
-        fig.tight_layout()
-        fig.savefig(os.path.join(outdir, 'pool.png'), dpi=110)
-        plt.close(fig)
-        made.append(('pool.png', 'Pool-size sweep'))
+        return {}
+    col = colours(plt, configs)
+    made = {}
+    if ws:
+        made['throughput'] = f'{prefix}throughput.png'
+        plot_throughput(plt, os.path.join(outdir, made['throughput']), ws, configs, ref, col)
+    for w in ws:
+        name = f'{prefix}ts-{w.phase}.png'
+        if plot_series(plt, os.path.join(outdir, name), w, configs, col):
+            made[w.phase] = name
     return made
 
 
-def main():
-    if len(sys.argv) != 2:
-        sys.exit(__doc__.split('\n\n')[1])
-    outdir = sys.argv[1]
-    env = read_env(os.path.join(outdir, 'run.env'))
-    env.update(read_env(os.path.join(outdir, 'calibration.env')))
-    configs = env['configs'].split()
-    mem = int(env['mem'])
-    summary = open(os.path.join(outdir, 'docset.summary')).read().rstrip('\n')
-    docset = dict(t.split('=', 1) for t in summary.splitlines()[-1].split()[1:])
+# ---- results.csv ----
 
-    labels, res, bad = {}, {}, []
+def write_csv(path, configs, mem):
+    """One row per run and phase: who, the BENCH line's fields, then the
+    derived figures."""
+    rows, raw, derived = [], {}, {}
     for c in configs:
-        conf = {}
-        cf = os.path.join(outdir, 'logs', f'{c}.conf')
-        if os.path.exists(cf):
-            conf = read_env(cf)
-        phases, errors, stats, stalls = read_log(os.path.join(outdir, 'logs', f'{c}.log'))
-        key = c.replace('-', '_')
-        mult = 2 if c.endswith('2R') else 1
-        labels[c] = conf.get('label', c)
-        res[c] = {'phases': phases, 'errors': errors, 'stats': stats, 'stalls': stalls,
-                  'time': num(env.get(f'time_{key}')), 'status': num(env.get(f'status_{key}', 1)),
-                  'cpu': num(env.get(f'cpu_{key}')), 'load': num(env.get(f'load_{key}')),
-                  'mem': mem * mult,
-                  'derived': {ph: derive(p, mem * mult) for ph, p in phases.items()}}
-        r = res[c]
-        if r['status'] != 0:
-            bad.append(f'{c}: the guest failed (boot.sh status {r["status"]})')
-        bad += [f'{c}: {e}' for e in errors]
-        need = ['nginx', 'nginx-verify', 'fio-rand', 'fio-files']
-        if 'replay_secs' in env:    # runs before the replay had none
-            need.append('prefill-replay')
-        if conf.get('apache') == '1':
-            need += ['apache', 'apache-verify']
-        need += [ph for ph, p in phases.items() if p.get('rc') and ph not in need]
-        for ph in need:
-            p = phases.get(ph)
-            if p is None:
-                bad.append(f'{c}: no {ph} phase')
-            elif p.get('mismatches') or p.get('errors') or p.get('rc') or p.get('fio_errors'):
-                bad.append(f'{c}: {ph}: rc {p.get("rc")}, {p.get("errors", p.get("fio_errors"))}'
-                           f' errors, {p.get("mismatches", 0)} mismatches')
-
-    # results.csv: one row per configuration and phase
-    rows = []
-    for c in configs:
-        for ph, p in res[c]['phases'].items():
-            row = {'config': c, 'label': labels[c], 'ram_mib': res[c]['mem']}
-            row.update(p)
-            row.update({k: (round(v, 4) if isinstance(v, float) else v)
-                        for k, v in res[c]['derived'][ph].items()})
-            rows.append(row)
-    keys = []
-    for row in rows:
-        keys += [k for k in row if k not in keys]
-    with open(os.path.join(outdir, 'results.csv'), 'w', newline='') as f:
+        for r in c.runs:
+            for ph, p in r.phases.items():
+                d = {k: round(v, 4) if isinstance(v, float) else v
+                     for k, v in r.derived[ph].items()}
+                raw.update(dict.fromkeys(p))
+                derived.update(dict.fromkeys(d))
+                rows.append({'run': r.name, 'config': c.name, 'label': c.label, 'rep': r.rep,
+                             'ram_mib': mem * c.mult, 'budget_mib': c.budget, **p, **d})
+    keys = list(dict.fromkeys(['run', 'config', 'label', 'rep', 'ram_mib', 'budget_mib',
+                               *raw, *derived]))
+    with open(path, 'w', newline='') as f:
         w = csv.DictWriter(f, fieldnames=keys)
         w.writeheader()
         w.writerows(rows)
 
-    made = plots(outdir, configs, res, labels, env)
 
-    def ph(c, phase, key):
-        return res[c]['phases'].get(phase, {}).get(key)
+# ---- the report ----
 
-    def dv(c, phase, key):
-        return res[c]['derived'].get(phase, {}).get(key)
-
-    ok = [c for c in configs if res[c]['phases'].get('nginx')]
-    md = []
-    quick = env.get('quick') == '1'
-    md.append(f'# ccache web-serving benchmark{" (quick)" if quick else ""}: {env["run_id"]}\n')
-    md.append(f'Command: `{env["cmd"]}`'
-              + (' (what `make bench-web QUICK=1` runs)' if quick else ' (what `make bench-web` runs)')
-              + '  \n')
-    total = int(env.get('total_secs', 0))
-    md.append(f'Wall time: {total // 60} min {total % 60} s for {len(configs)} configurations'
-              f' (each in a fresh guest), calibration and content included.\n')
-
-    md.append('## Machine\n')
-    md.append(f'- Host: {env["host_cpu"]}, {env["host_cores"]} cores, '
-              f'{int(env["host_mem_kib"]) // 1024} MiB RAM, {env["host_kernel"]}')
-    md.append(f'- Guests: Debian kernel {env["release"]} under {env["qemu"]}, TCG (no KVM), '
-              f'multi-threaded, 2 vCPUs; R = {mem} MiB of RAM (2R = {2 * mem} MiB)')
-    md.append(f'- Servers: nginx {env["nginx"]}, Apache {env["apache"]} (event MPM), '
-              f'the host\'s binaries on a second disk; load generator: webload in the same guest\n')
-
-    md.append('## Calibration\n')
-    md.append('The guest runs under TCG, several times slower than the host, while QEMU\'s disk '
-              'throttle runs in real time.  To keep the balance of a real server and its '
-              'volume, the disk is slowed by the same factor as the CPU:\n')
-    md.append(f'- host: `lzop` (LZO1X-1, the kernel\'s lzo) over {int(env["cal_sample_bytes"]) / 2**20:.0f} MiB '
-              f'of the docset: {float(env["cal_host_user_s"]):.3f} s of user CPU, '
-              f'**{env["cal_host_mbps"]} MB/s**')
-    md.append(f'- guest: ccache compressing the same bytes page by page (offload=cpu): '
-              f'{int(env["cal_guest_pages"])} pages in {int(env["cal_guest_ns"]) / 1e9:.2f} s of CPU, '
-              f'{env["cal_guest_ns_per_page"]} ns/page, **{env["cal_guest_mbps"]} MB/s**')
-    md.append(f'- factor host/guest: **{env["cal_factor"]}**; measured {env["cal_date"]} '
-              f'on {env["cal_host_cpu"]}')
-    md.append(f'- model volume: AWS gp3 baseline, {int(env["cal_model_bps"]) / 2**20:.0f} MiB/s and '
-              f'{env["cal_model_iops"]} IOPS; divided by the factor: the data disk is throttled to '
-              f'**{int(env["cal_bps"]) / 2**20:.2f} MiB/s and {env["cal_iops"]} IOPS** '
-              f'(QEMU throttling, reads and writes together)\n')
-
-    md.append('## Content\n')
-    md.append('```\n' + summary + '\n```\n')
-    md.append(f'The docset takes {int(docset["pages"]) / 256:.0f} MiB in the page cache, '
-              f'{int(docset["pages"]) / 256 / mem:.1f}x R.  fio: one file of {env["big_mib"]} MiB '
-              f'(4 KiB random reads, random_distribution=zipf:1.1) and {env["small_n"]} files of '
-              f'{env["small_kib"]} KiB read whole (file_service_type=zipf:1.1), from the '
-              f'docset\'s bytes.  All on one ext4 data disk.\n')
-
-    md.append('## Method\n')
-    md.append(f'Each configuration boots a fresh guest with the same disks.  Each data set is '
-              f'first read once with the throttle lifted (QMP): the docset from its least to its '
-              f'most popular file (`webload -P`, the ranking the load uses), then '
-              f'{env.get("replay_secs", "?")} s of the nginx load below (the replay), so that the '
-              f'page cache and ccache start with what a long Zipf load leaves there; fio\'s files '
-              f'in order.  The readers pause whenever ccache refused an evicted page for want of '
-              f'a staging buffer, until the compressor (idle cycles only) caught up, as it does '
-              f'at the throttled disk\'s pace.  Every warm-up and measured phase then runs on '
-              f'the throttled disk.\n')
-    md.append(f'- nginx: webload with {env["conns"]} connections (2 threads), {env["session"]} '
-              f'requests per keep-alive session, Zipf exponent {env["zipf"]}; {env["web_warm"]} s '
-              f'warm-up, {env["web_secs"]} s measured; every response body\'s length and CRC32C is '
-              f'compared with the manifest (`webload -C`).')
-    md.append(f'- verification: `webload -V` over {env["verify_files"]} of the '
-              f'{env["docset_files"]} files, right after the load, so that part of them come '
-              f'from ccache '
-              + ('(all of them; a `-V` over every file also made the first read of the docset)'
-                 if env.get('verify_all') == '1'
-                 else '(every k-th line of the manifest; `--verify-all` verifies every file)')
-              + ': each body is compared with the manifest.')
-    md.append('- Apache (event MPM): the same load and verification, after nginx, in the '
-              'configurations listed under "nginx and Apache".')
-    md.append(f'- fio: 2 jobs, psync, buffered, invalidate=0; {env["fio_warm"]} s warm-up, '
-              f'{env["fio_secs"]} s measured.')
-    md.append('- counters over each measured phase: disk reads from /proc/diskstats, CPU from '
-              '/proc/stat, compression and decompression time from ccache\'s '
-              'offload/*/compress_ns and decompress_ns, hits and misses from '
-              '/sys/kernel/mm/ccache.\n')
-
+def report(env, configs, docset, support, made, bad):
+    ref = reference(configs)
+    ws = measured(configs)
+    md = header(env, configs, docset, support)
     md.append('## Results\n')
     if bad:
-        md.append('**Problems:**\n')
-        md += [f'- {b}' for b in bad]
-        md.append('')
-    ref = 'cc60' if 'cc60' in ok else next((c for c in ok if c.startswith('cc')), None)
-    md.append(conclusions(ref, ok, res, labels, ph, dv, mem))
-    md.append(contention(configs, res, labels, env))
-
-    md.append('### Web serving (nginx)\n')
-    rows = []
-    for c in configs:
-        rows.append([labels[c], res[c]['mem'], fmt(ph(c, 'nginx', 'rps')),
-                     fmt(ph(c, 'nginx', 'mibps'), '.2f'), fmt(ph(c, 'nginx', 'p50_ms')),
-                     fmt(ph(c, 'nginx', 'p99_ms')), fmt(ph(c, 'nginx', 'errors'), 'd'),
-                     fmt(dv(c, 'nginx', 'disk_mibps'), '.2f'), fmt(dv(c, 'nginx', 'disk_iops'), '.0f'),
-                     fmt(dv(c, 'nginx', 'hit_ratio'), '.2f'),
-                     pct(ph(c, 'nginx', 'rps'), ph('none-R', 'nginx', 'rps')) if 'none-R' in ok else '-'])
-    md.append(table(['configuration', 'RAM MiB', 'req/s', 'MiB/s', 'p50 ms', 'p99 ms', 'errors',
-                     'disk read MiB/s', 'disk read IOPS', 'ccache hit ratio', 'req/s vs plain R'],
-                    rows) + '\n')
-
-    md.append('### fio\n')
-    rows = []
-    for c in configs:
-        rows.append([labels[c]] + [
-            v for phase in ('fio-rand', 'fio-files') for v in (
-                fmt((ph(c, phase, 'fio_bw') or 0) / 2**20, '.2f') if ph(c, phase, 'fio_bw') is not None else '-',
-                fmt(ph(c, phase, 'fio_iops'), '.0f'),
-                fmt((ph(c, phase, 'fio_p50_ns') or 0) / 1e6, '.2f') if ph(c, phase, 'fio_p50_ns') is not None else '-',
-                fmt((ph(c, phase, 'fio_p99_ns') or 0) / 1e6, '.2f') if ph(c, phase, 'fio_p99_ns') is not None else '-',
-                fmt(dv(c, phase, 'disk_mibps'), '.2f'),
-                fmt(dv(c, phase, 'hit_ratio'), '.2f'))])
-    md.append(table(['configuration', 'rand MiB/s', 'rand IOPS', 'rand p50 ms', 'rand p99 ms',
-                     'rand disk MiB/s', 'rand hit ratio', 'files MiB/s', 'files/s', 'files p50 ms',
-                     'files p99 ms', 'files disk MiB/s', 'files hit ratio'], rows) + '\n')
-    md.append('rand: 4 KiB buffered random reads, random_distribution=zipf:1.1, over one file '
-              f'of {env["big_mib"]} MiB; files: whole-file reads of {env["small_kib"]} KiB over '
-              f'{env["small_n"]} files, file_service_type=zipf:1.1 (IOPS = files/s).  '
-              'Latencies are fio\'s completion latencies (clat).\n')
-
-    md.append('### ccache and CPU (nginx phase)\n')
-    rows = []
-    for c in configs:
-        d = res[c]['derived'].get('nginx', {})
-        rows.append([labels[c], fmt(d.get('hit_ratio'), '.2f'),
-                     fmt(d.get('compress_us_per_page'), '.0f'), fmt(d.get('ratio'), '.3f'), fmt(d.get('stored_mib') if c.startswith('cc') else None, '.0f'),
-                     fmt(d.get('mem_used_mib') if c.startswith('cc') else None, '.0f'),
-                     fmt(d.get('cpu_user_pct')), fmt(d.get('cpu_sys_pct')),
-                     fmt(d.get('cpu_compress_pct')), fmt(d.get('cpu_decompress_pct')),
-                     fmt(d.get('cpu_iowait_pct')), fmt(d.get('cpu_idle_pct'))])
-    md.append(table(['configuration', 'hit ratio', 'compress µs/page', 'compressed/original',
-                     'stored MiB',
-                     'mem_used MiB', 'user %', 'system %', 'compression %', 'decompression %',
-                     'iowait %', 'idle %'], rows) + '\n')
-    md.append('hit ratio: hits / (hits + misses) of ccache over the phase; compress µs/page: '
-              f'compress_ns / captures (the calibration measured {float(env["cal_guest_ns_per_page"]) / 1000:.0f} µs; '
-              'more means the guest ran slower than when it was calibrated); compressed/original: '
-              'compression_ratio_permille / 1000 at its end; mem_used: mem_used_bytes (pool, '
-              'staging buffers, metadata).  CPU: shares of both vCPUs\' time; system excludes '
-              'the compression and decompression time ccache counted.\n')
-
-    md.append('### The pool: after the prefill and over the nginx phase\n')
-    rows = []
-    for c in configs:
-        pool, guest = ph(c, 'module', 'pool'), ph(c, 'guest', 'mem_kib')
-        if pool is None:
-            continue
-        limit = guest * pool / 100 / 1024 if guest else None
-        def prefill(key):
-            vals = [ph(c, p, key) for p in ('prefill-web', 'prefill-replay')]
-            return None if None in vals else sum(vals)
-        rows.append([labels[c], fmt(limit, '.0f'),
-                     fmt(prefill('paused'), 'd'),
-                     fmt(prefill('captures'), 'd'),
-                     fmt(prefill('reject_staging_full'), 'd'),
-                     fmt(dv(c, 'prefill-web', 'stored_mib'), '.0f'),
-                     fmt(ph(c, 'prefill-replay', 'requests'), 'd'),
-                     fmt(dv(c, 'prefill-replay', 'hit_ratio'), '.2f'),
-                     fmt(dv(c, 'prefill-replay', 'stored_mib'), '.0f'),
-                     fmt(ph(c, 'nginx', 'captures'), 'd'),
-                     fmt(ph(c, 'nginx', 'reject_staging_full'), 'd'),
-                     fmt(ph(c, 'nginx', 'reject_pool_limit'), 'd'),
-                     fmt(ph(c, 'nginx', 'shrinker_frees'), 'd'),
-                     fmt(ph(c, 'nginx', 'lru_evictions'), 'd'),
-                     fmt(dv(c, 'nginx', 'stored_mib'), '.0f')])
-    md.append(table(['configuration', 'pool limit MiB', 'prefill pauses', 'prefill captures',
-                     'prefill staging full', 'stored MiB after the ordered read',
-                     'replay requests', 'replay hit ratio', 'stored MiB after the replay',
-                     'nginx captures', 'nginx staging full', 'nginx pool limit',
-                     'nginx shrinker frees', 'nginx LRU evictions', 'stored MiB after nginx'],
-                    rows) + '\n')
-    md.append('pool limit: max_pool_percent of the guest\'s MemTotal (compressed bytes count '
-              'against it, the staging buffers do not); staging full, pool limit: pages refused '
-              'for want of a staging buffer or over the limit; the prefill (the ordered read and the '
-              'replay) pauses its readers each time a page was refused for want of a staging '
-              'buffer, until the compressor caught up.  Counts over the phase; stored MiB: '
-              'original size of the stored pages at the phase\'s end.\n')
-
-    md.append('### Verification\n')
-    rows = []
-    for c in configs:
-        for srv in WEB_PHASES:
-            load, ver = res[c]['phases'].get(srv), res[c]['phases'].get(f'{srv}-verify')
-            if not load and not ver:
-                continue
-            rows.append([labels[c], srv,
-                         fmt((load or {}).get('requests'), 'd'),
-                         fmt((load or {}).get('mismatches'), 'd'),
-                         fmt((ver or {}).get('requests'), 'd'),
-                         fmt((ver or {}).get('mismatches'), 'd'),
-                         fmt((ver or {}).get('errors'), 'd'),
-                         fmt((ver or {}).get('rps')),
-                         fmt(dv(c, f'{srv}-verify', 'hit_ratio'), '.2f')])
-        pv = res[c]['phases'].get('prefill-verify')
-        if pv:
-            rows.append([labels[c], 'nginx, first read', '-', '-', fmt(pv.get('requests'), 'd'),
-                         fmt(pv.get('mismatches'), 'd'), fmt(pv.get('errors'), 'd'),
-                         fmt(pv.get('rps')), '-'])
-    md.append(table(['configuration', 'server', 'load responses checked', 'load mismatches',
-                     '-V files', '-V mismatches', '-V errors', '-V files/s', '-V ccache hit ratio'],
-                    rows) + '\n')
-    mism = sum((p.get('mismatches') or 0) for c in configs for p in res[c]['phases'].values())
-    md.append(f'Mismatches over the whole run: **{mism}**.\n')
-
-    ap = [c for c in configs if res[c]['phases'].get('apache')]
-    if ap:
-        md.append('### nginx and Apache (event MPM)\n')
-        rows = []
-        for c in ap:
-            for srv in WEB_PHASES:
-                rows.append([labels[c], srv, fmt(ph(c, srv, 'rps')), fmt(ph(c, srv, 'p50_ms')),
-                             fmt(ph(c, srv, 'p99_ms')), fmt(ph(c, srv, 'errors'), 'd'),
-                             fmt(dv(c, srv, 'disk_mibps'), '.2f'), fmt(dv(c, srv, 'hit_ratio'), '.2f')])
-        md.append(table(['configuration', 'server', 'req/s', 'p50 ms', 'p99 ms', 'errors',
-                         'disk read MiB/s', 'ccache hit ratio'], rows) + '\n')
-
-    if made:
-        md.append('### Plots\n')
-        md += [f'![{t}]({f})\n' for f, t in made]
-
-    md.append('### Time per configuration\n')
-    md.append(table(['configuration', 'RAM MiB', 'wall time s', 'host CPU s', 'host cores used',
-                     'host load (1-min, mean)', 'status'],
-                    [[labels[c], res[c]['mem'], fmt(res[c]['time'], 'd'), fmt(res[c]['cpu'], 'd'),
-                      fmt(res[c]['cpu'] / res[c]['time'] if isinstance(res[c]['cpu'], int)
-                          and res[c]['time'] else None, '.2f'),
-                      fmt(res[c]['load'], '.2f'),
-                      ('ok' if res[c]['status'] == 0 else f'failed ({res[c]["status"]})')
-                      + (', vCPUs stalled' if res[c]['stalls'] else '')]
-                     for c in configs]) + '\n')
-    md.append(f'wall time: boot.sh for the configuration, its small disks included (the data '
-              f'disk\'s image is made once, before the first configuration, and each guest reads '
-              f'it through an overlay of its own); host CPU: what boot.sh, mkfs and QEMU took; '
-              f'host load: the 1-minute load average sampled every '
-              f'5 s, this guest\'s 2 vCPU threads included, on {env["host_cores"]} cores.\n')
-    md.append('Files: `results.csv` (every phase of every configuration, raw counters and '
-              'derived rates), `logs/` (each guest\'s console, boot.sh\'s output, the throttle '
+        md += ['**Problems:**\n'] + [f'- {b}' for b in bad] + ['']
+    md += contention(configs, env)
+    md += verdict_section(ws, configs, ref)
+    if 'throughput' in made:
+        md.append(f'![Throughput per workload]({made["throughput"]})\n')
+    md.append(reading_note(ref))
+    for w in ws:
+        md += [f'### {w.title}\n', workload_table(w, configs, ref)]
+        if w.phase in made:
+            md.append(f'![{w.title} over time]({made[w.phase]})\n')
+    md += turnover_section(ws, configs)
+    md += cpu_section(ws, configs)
+    md += dmz_section(ws, configs)
+    md += verification_section(ws, configs)
+    md += time_section(configs, env)
+    md.append('Files: `results.csv` (every phase of every run: raw counters and derived '
+              'figures), `logs/` (each guest\'s console, boot.sh\'s output, the throttle '
               'switches), `calibration.env`, `run.env`.\n')
+    return '\n'.join(md)
 
+
+def main():
+    ap = argparse.ArgumentParser(description='Write web-bench.sh\'s report.')
+    ap.add_argument('--prefix', default='', help='put before each PNG\'s name')
+    ap.add_argument('outdir', metavar='RESULTS_DIR')
+    args = ap.parse_args()
+    outdir = args.outdir
+    env = read_env(os.path.join(outdir, 'run.env'))
+    env.update(read_env(os.path.join(outdir, 'calibration.env')))
+    if 'mem' not in env:
+        sys.exit(f'report: no run.env with mem= in {outdir}')
+    configs = load(outdir, env)
+    bad = problems(env, configs)
+    write_csv(os.path.join(outdir, 'results.csv'), configs, int(env['mem']))
+    made = plots(outdir, args.prefix, measured(configs), configs, reference(configs))
+    text = report(env, configs, read_summary(os.path.join(outdir, 'docset.summary')),
+                  read_summary(os.path.join(outdir, 'support.summary')), made, bad)
     with open(os.path.join(outdir, 'report.md'), 'w') as f:
-        f.write('\n'.join(md))
-    text = '\n'.join(md)
-    print(text[text.index('## Results'):text.index('### Plots') if made else None])
+        f.write(text)
+    print(text[text.index('## Results'):text.index('### Time per run')])
     if bad:
         print('report: ' + '\nreport: '.join(bad), file=sys.stderr)
     return 1 if bad else 0
-
-
-def contention(configs, res, labels, env):
-    """Say when the host slowed the guests: the comparison assumes it did not."""
-    cores = int(env.get('host_cores', 2))
-    cal = float(env['cal_guest_ns_per_page']) / 1000
-    notes = []
-    for c in configs:
-        why = []
-        if isinstance(res[c]['load'], float) and res[c]['load'] > cores + 0.5:
-            why.append(f'host load {res[c]["load"]:.1f} on {cores} cores')
-        slow = res[c]['derived'].get('nginx', {}).get('compress_us_per_page')
-        if slow and slow > 1.5 * cal:
-            why.append(f'compression {slow / cal:.1f}x slower than at calibration')
-        if res[c]['stalls']:
-            why.append('RCU stall warnings (vCPUs starved)')
-        if why:
-            notes.append(f'{labels[c]} ({", ".join(why)})')
-    if not notes:
-        return ''
-    return ('**The host was busy with other work during part of this run**, so some guests ran '
-            'slower than calibrated while their disk kept its throttled speed: for them the disk '
-            'was relatively faster than the model, which favours the plain kernel, and CPU-bound '
-            'phases slowed down.  Affected: ' + '; '.join(notes) + '.  Compare configurations '
-            'with this in mind, or run again on an idle machine.\n')
-
-
-def conclusions(ref, ok, res, labels, ph, dv, mem):
-    """Plain sentences: ccache against the plain kernel at R and at 2R."""
-    if not ref:
-        return 'No ccache configuration completed: nothing to compare.\n'
-    out = []
-    lab = labels[ref]
-    for base, what in (('none-R', f'the plain kernel with the same RAM (R = {mem} MiB)'),
-                       ('none-2R', f'the plain kernel with twice the RAM (2R = {2 * mem} MiB)')):
-        if base not in ok:
-            continue
-        parts = []
-        for phase, key, unit, scale in (('nginx', 'rps', 'req/s', 1),
-                                        ('fio-rand', 'fio_bw', 'MiB/s', 2**-20),
-                                        ('fio-files', 'fio_bw', 'MiB/s', 2**-20)):
-            a, b = ph(ref, phase, key), ph(base, phase, key)
-            if a is None or b is None or not b:
-                continue
-            name = {'nginx': 'nginx', 'fio-rand': 'fio random 4 KiB', 'fio-files': 'fio whole files'}[phase]
-            parts.append(f'{name} {a * scale:.1f} against {b * scale:.1f} {unit} '
-                         f'({100 * a / b:.0f}%)')
-        da, db = dv(ref, 'nginx', 'disk_mibps'), dv(base, 'nginx', 'disk_mibps')
-        p99a, p99b = ph(ref, 'nginx', 'p99_ms'), ph(base, 'nginx', 'p99_ms')
-        s = f'- **{lab} against {what}:** ' + '; '.join(parts) + '.'
-        if da is not None and db is not None:
-            s += f'  nginx read {da:.2f} MiB/s from the disk against {db:.2f}'
-            if p99a is not None and p99b is not None:
-                s += f', p99 latency {p99a:.0f} against {p99b:.0f} ms'
-            s += '.'
-        out.append(s)
-    pools = [(c, ph(c, 'nginx', 'rps')) for c in ok if c in ('cc20', 'cc40', 'cc60', 'cc80')]
-    if len(pools) > 1:
-        best = max(pools, key=lambda x: x[1] or 0)
-        out.append(f'- Pool sweep: nginx peaked with {labels[best[0]]} ({best[1]:.1f} req/s).')
-    return '\n'.join(out) + '\n'
 
 
 if __name__ == '__main__':

@@ -1,37 +1,43 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The web-serving and fio benchmark: ccache against the plain kernel on a
-# disk-bound guest, every configuration in a fresh guest, one report.
+# The web-serving and fio benchmark: ccache against the plain kernel and
+# against dm-cache on zram on a disk-bound guest, every configuration
+# repeated in fresh guests, one report with medians and verdicts.
 #
 #  1. Calibration: LZO throughput on the host (lzop over a sample of the
 #     docset) and in a guest (ccache's compress_ns per page over the same
 #     bytes); their ratio is how much slower the TCG guest is, and the data
 #     disk models an AWS gp3 volume (125 MiB/s, 3000 IOPS) slowed by that
 #     factor.  Cached per kernel release; --quick reuses it.
-#  2. Content: the docset (build-docset.sh) of 2-4x the guest's RAM R in
-#     pages, and fio's files from the same bytes: one file of 2R for 4 KiB
-#     random reads (random_distribution=zipf:1.1), 16R files of 128 KiB
-#     read whole (file_service_type=zipf:1.1).
-#  3. Per configuration, one guest: nginx serves the docset from the
-#     throttled ext4 disk to webload (Zipf popularity, keep-alive sessions,
-#     every body's CRC32C checked), then webload -V verifies a sample of
-#     the files (all of them with --verify-all); Apache (event MPM) does
-#     the same in the ccache 60% configuration (and plain R, full run);
-#     then the two fio jobs.  Each data set is first read once with the
-#     throttle lifted (throttle.py, through QEMU's QMP socket), the docset
-#     from its least to its most popular file, so that measured phases
-#     start from the caches a long run leaves (paced so that ccache's
-#     compressor keeps up, see web-bench.guest).
+#  2. Content, each about 2.2x the guest's RAM R in pages: the docset
+#     profile (build-docset.sh: small web files, Zipf 0.8), the support
+#     profile (build-docset.sh --profile support: downloads of 16 KiB to
+#     4 MiB, Zipf 0.4, SPECweb2005 Support-like), and fio's files from the
+#     docset's bytes: one file of 2R for 4 KiB random reads
+#     (random_distribution=zipf:1.1), 16R files of 128 KiB read whole
+#     (file_service_type=zipf:1.1).
+#  3. Per configuration and repetition, one guest (web-bench.guest): nginx
+#     and Apache (event MPM) serve the docset from the throttled ext4 disk
+#     to webload (keep-alive sessions, every body's CRC32C checked), nginx
+#     serves the support set, each followed by webload -V over a sample of
+#     the files; then the two fio jobs.  Each data set is first read once
+#     with the throttle lifted (throttle.py, through QEMU's QMP socket),
+#     paced so that ccache's compressor keeps up.  Repetitions run
+#     interleaved (A B C A B C ...) so that a slow spell of the host falls
+#     on every configuration.
 #  4. report.py: results.csv, plots and report.md in the output directory.
 #
-# usage: web-bench.sh [--quick] [-m RAM_MIB] [-z ZIPF] [-c CONNS] [-k REQS]
-#                     [-s CONFIG,...] [-o DIR] [--recalibrate] [--verify-all]
-#   --quick        plain kernel at R and 2R, ccache at 60% (lzo, cpu); R 256
-#                  and short phases (under 10 minutes); else all nine
-#                  configurations with R 512 (under an hour)
-#   -m RAM_MIB     R, the guest's RAM (default 512, --quick 256)
-#   -z ZIPF        webload's Zipf exponent, 0.4-1.0 (default 0.8)
+# usage: web-bench.sh [--quick] [-r REPS] [-m RAM_MIB] [-z ZIPF] [-c CONNS]
+#                     [-k REQS] [-s CONFIG,...] [-o DIR] [--recalibrate]
+#                     [--verify-all]
+#   --quick        plain kernel at R, ccache and dm-cache on zram with
+#                  ccache's default budget, one repetition, short phases
+#                  (under 12 minutes); else the full run (under 90)
+#   -r REPS        repetitions of each configuration (default 3, --quick 1)
+#   -m RAM_MIB     R, the guest's RAM (default 256)
+#   -z ZIPF        the docset's Zipf exponent, 0.4-1.0 (default 0.8; the
+#                  support profile's is 0.4)
 #   -c CONNS       webload's connections (default 64)
 #   -k REQS        requests per keep-alive session (default 100)
 #   -s CONFIGS     only these configurations (names: -s help)
@@ -41,43 +47,52 @@
 #   --verify-all   verify every file of the docset in every configuration
 #                  (webload -V as the docset's first read; slower)
 # Needs ccache.ko built for 6.1 (make KVER=6.1), and nginx, apache2, lzop,
-# python3-matplotlib on the host (tools/setup.sh); make bench-web does both.
+# dmsetup, python3-matplotlib on the host (tools/setup.sh); make bench-web
+# does both.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 # shellcheck source=tools/lib/image.sh
 . "$top/tools/lib/image.sh"
+# shellcheck source=tools/lib/program.sh
+. "$top/tools/lib/program.sh"
 cache=${CCACHE_DEV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ccache-dev}
 cmd="$0 $*"
 
-# name | label | RAM in R | module | pool % | offload | compressor | Apache
-# too (full: in the full run only)
+# name | label | RAM in R | ccache module | pool % (empty: its default) |
+# offload | compressor | dm-cache on zram
 all_configs="\
-none-R|plain kernel, R|1|0|-|-|-|full
-none-2R|plain kernel, 2R|2|0|-|-|-|0
+none-R|plain kernel, R|1|0||-|-|0
+none-2R|plain kernel, 2R|2|0||-|-|0
+cc|ccache, default settings|1|1||cpu|lzo|0
+dmz|dm-cache on zram, ccache's budget|1|0||-|-|1
 cc20|ccache 20%|1|1|20|cpu|lzo|0
 cc40|ccache 40%|1|1|40|cpu|lzo|0
-cc60|ccache 60%|1|1|60|cpu|lzo|1
+cc60|ccache 60%|1|1|60|cpu|lzo|0
 cc80|ccache 80%|1|1|80|cpu|lzo|0
 cc60-inline|ccache 60% inline|1|1|60|inline|lzo|0
 cc60-lz4|ccache 60% lz4|1|1|60|cpu|lz4|0
 cc60-zstd|ccache 60% zstd|1|1|60|cpu|zstd|0"
-quick_configs=none-R,none-2R,cc60
+full_configs=none-R,none-2R,cc,dmz
+quick_configs=none-R,cc,dmz
+# the support profile's popularity: the thesis's SPECweb2005 Support alpha
+support_zipf=0.4
 
 usage() {
-	sed -n '27,43s/^# \{0,1\}//p' "$0" >&2
+	sed -n '/^# usage:/,/^# does both/s/^# \{0,1\}//p' "$0" >&2
 	exit 2
 }
-quick=0 mem='' zipf=0.8 conns=64 session=100 only='' out='' recal=0 verify_all=0
+quick=0 reps='' mem=256 zipf=0.8 conns=64 session=100 only='' out='' recal=0 verify_all=0
 while [[ $# -gt 0 ]]; do
 	case $1 in
 	--quick) quick=1 ;;
 	--recalibrate) recal=1 ;;
 	--verify-all) verify_all=1 ;;
-	-m | -z | -c | -k | -s | -o)
+	-r | -m | -z | -c | -k | -s | -o)
 		[[ $# -ge 2 ]] || usage
 		case $1 in
+		-r) reps=$2 ;;
 		-m) mem=$2 ;;
 		-z) zipf=$2 ;;
 		-c) conns=$2 ;;
@@ -96,10 +111,11 @@ if [[ $only == help ]]; then
 	exit 0
 fi
 if [[ $quick == 1 ]]; then
-	only=${only:-$quick_configs} mem=${mem:-256}
+	only=${only:-$quick_configs} reps=${reps:-1}
 else
-	only=${only:-$(cut -d'|' -f1 <<<"$all_configs" | paste -sd,)} mem=${mem:-512}
+	only=${only:-$full_configs} reps=${reps:-3}
 fi
+[[ $reps =~ ^[1-9][0-9]?$ ]] || { echo "web-bench: -r wants 1 to 99" >&2; exit 2; }
 [[ $mem =~ ^[0-9]+$ && $mem -ge 192 ]] || { echo "web-bench: -m wants at least 192 (MiB)" >&2; exit 2; }
 awk -v z="$zipf" 'BEGIN { exit !(z >= 0.4 && z <= 1.0) }' ||
 	{ echo "web-bench: -z wants 0.4 to 1.0" >&2; exit 2; }
@@ -112,19 +128,23 @@ for name in ${only//,/ }; do
 done
 
 # phase lengths in seconds (replay: the unthrottled Zipf load that ends
-# the prefill, web-bench.guest); verified files after each load
+# each web set's prefill, web-bench.guest; apache_secs 0: no Apache
+# phase); verified files after each load
 if [[ $quick == 1 ]]; then
-	replay_secs=20 web_warm=10 web_secs=20 fio_warm=5 fio_secs=10 verify_files=1000
+	replay_secs=15 web_warm=5 web_secs=20 apache_secs=0 support_secs=20
+	fio_warm=5 fio_secs=10 verify_files=1000 support_verify=40
 else
-	replay_secs=60 web_warm=15 web_secs=30 fio_warm=5 fio_secs=15 verify_files=3000
+	replay_secs=20 web_warm=5 web_secs=75 apache_secs=30 support_secs=45
+	fio_warm=5 fio_secs=20 verify_files=1500 support_verify=100
 fi
 
-for c in qemu-system-x86_64 mkfs.ext4 lzop nginx apache2 gcc make; do
+for c in qemu-system-x86_64 mkfs.ext4 lzop nginx apache2 dmsetup gcc make; do
 	command -v "$c" > /dev/null || PATH=$PATH:/usr/sbin:/sbin command -v "$c" > /dev/null ||
 		{ echo "web-bench: no $c: run tools/setup.sh" >&2; exit 1; }
 done
 nginx=$(PATH=$PATH:/usr/sbin command -v nginx)
 apache=$(PATH=$PATH:/usr/sbin command -v apache2)
+dmsetup=$(PATH=$PATH:/usr/sbin:/sbin command -v dmsetup)
 py=python3
 [[ ! -x /usr/bin/python3 ]] || py=/usr/bin/python3	# Debian's, with matplotlib
 release=${CCACHE_KVER:-$("$top/tools/kernels.sh" resolve 6.1)}
@@ -156,24 +176,35 @@ say "R=$mem MiB, configurations ${only//,/ }; results in $out"
 
 # ---- content ----
 make -s -C "$here" webload
-# the docset: pages (what it takes in the page cache) about 2.2 R, within
-# 2-4 R; a set's pages are about 1.28 times its bytes
-docset_of() {
-	local size=$1 dir=$cache/bench/docset-$1
-	"$here/build-docset.sh" "$dir" "$size" > "$work/docset.out" 2> "$work/docset.err" ||
-		{ cat "$work/docset.err" >&2; exit 1; }
+# set_of PROFILE MIB: build (or reuse) PROFILE's set of MIB MiB, print
+# its directory
+set_of() {
+	local dir=$cache/bench/$1-$2
+	"$here/build-docset.sh" --profile "$1" "$dir" "$2" > "$work/set.out" 2> "$work/set.err" ||
+		{ cat "$work/set.err" >&2; exit 1; }
 	echo "$dir"
 }
-size=$(((mem * 2200 / 10 + 127) / 128))
-docset=$(docset_of "$size")
-pages=$(sed -n 's/^DOCSET .*pages=\([0-9]*\).*/\1/p' "$docset/summary")
-if ((pages < mem * 256 * 2 || pages > mem * 256 * 4)); then
-	size=$((size * mem * 256 * 22 / 10 / pages))
-	docset=$(docset_of "$size")
-	pages=$(sed -n 's/^DOCSET .*pages=\([0-9]*\).*/\1/p' "$docset/summary")
-fi
+# sized_set PROFILE MIB: PROFILE's set whose pages (what it takes in the
+# page cache) are about 2.2 R, within 2-4 R, starting from a guess of MIB;
+# prints its directory and size
+sized_set() {
+	local size=$2 dir pages
+	dir=$(set_of "$1" "$size")
+	pages=$(sed -n 's/^[A-Z]*SET .*pages=\([0-9]*\).*/\1/p' "$dir/summary")
+	if ((pages < mem * 256 * 2 || pages > mem * 256 * 4)); then
+		size=$((size * mem * 256 * 22 / 10 / pages))
+		dir=$(set_of "$1" "$size")
+	fi
+	echo "$dir $size"
+}
+# a docset's pages are about 1.28 times its bytes, a support set's about
+# the same as its bytes (its files are large)
+read -r docset size < <(sized_set docset $(((mem * 2200 / 10 + 127) / 128)))
+read -r support _ < <(sized_set support $((mem * 22 / 10)))
 cp "$docset/summary" "$out/docset.summary"
+cp "$support/summary" "$out/support.summary"
 say "$(head -n 1 "$docset/summary")"
+say "$(head -n 1 "$support/summary")"
 
 # fio's files, from the docset's bytes: big (2R) and small/f0..f(N-1)
 big_mib=$((mem * 2)) small_kib=128 small_n=$((mem * 16))
@@ -254,26 +285,30 @@ say "calibration: LZO on the host $host_mbps MB/s, in the guest $guest_mbps MB/s
 	"the data disk: $((bps >> 10)) KiB/s, $iops IOPS"
 
 # ---- the disks ----
-# data: the docset and fio's files (hard links: mkfs.ext4 -d copies them)
+# data: the docset, the support set and fio's files (hard links: mkfs.ext4
+# -d copies them)
 mkdir -p "$work/data"
 cp -al "$docset/www" "$work/data/www"
+cp -al "$support/www" "$work/data/support"
 cp -al "$fio" "$work/data/fio"
 rm -f "$work/data/fio/stamp"
 data_mib=$(($(du -sk "$work/data" | cut -f1) * 11 / 10 / 1024 + 256))
 # made once, each guest reads it through an overlay of its own (boot.sh
 # img=): mkfs.ext4 -d took 60-90 s per configuration
 fs_image ext4 "${data_mib}M" "$work/data.img" "$work/data"
-# tools: nginx, apache2 with the modules it loads, their libraries and
-# loader, webload, the manifests and the configurations
+# tools: nginx, apache2 with the modules it loads, dmsetup, their
+# libraries and loader, the guest kernel's zram and dm-cache modules,
+# webload, the manifests and the configurations
 t=$work/tools
 mkdir -p "$t/lib" "$t/lib64" "$t/usr/sbin" "$t/usr/lib/apache2/modules" "$t/bench" "$t/conf"
-cp "$nginx" "$apache" "$t/usr/sbin/"
+cp "$nginx" "$apache" "$dmsetup" "$t/usr/sbin/"
+copy_modules "$t" "$("$top/tools/kernels.sh" guest "$release")" "$release" zram dm-cache-smq
 mods=()
 for m in mpm_event authz_core mime; do
 	mods+=("/usr/lib/apache2/modules/mod_$m.so")
 done
 cp "${mods[@]}" "$t/usr/lib/apache2/modules/"
-for lib in $(ldd "$nginx" "$apache" "${mods[@]}" |
+for lib in $(ldd "$nginx" "$apache" "$dmsetup" "${mods[@]}" |
 	awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\/.*ld-linux/ { print $1 }' | sort -u); do
 	case $lib in
 	*/ld-linux*) cp -L "$lib" "$t/lib64/" ;;
@@ -281,14 +316,20 @@ for lib in $(ldd "$nginx" "$apache" "${mods[@]}" |
 	esac
 done
 cp "$here/webload" "$here/nginx.conf" "$here/apache.conf" "$docset/manifest" "$t/bench/"
+cp "$support/manifest" "$t/bench/support.manifest"
+# sample MANIFEST N OUT: every k-th line of MANIFEST, about N of them (all
+# when N is 0 or above its length) into OUT; prints how many
+sample() {
+	local n
+	n=$(wc -l < "$1")
+	awk -v k=$((($2 && $2 < n) ? n / $2 : 1)) '(NR - 1) % k == 0' "$1" > "$3"
+	wc -l < "$3"
+}
 files=$(wc -l < "$docset/manifest")
-if [[ $verify_all == 1 ]] || ((verify_files >= files)); then
-	cp "$docset/manifest" "$t/bench/vmanifest"
-	verify_files=$files
-else
-	awk -v k=$((files / verify_files)) '(NR - 1) % k == 0' "$docset/manifest" > "$t/bench/vmanifest"
-	verify_files=$(wc -l < "$t/bench/vmanifest")
-fi
+support_files=$(wc -l < "$support/manifest")
+((verify_all == 0)) || verify_files=0
+verify_files=$(sample "$docset/manifest" "$verify_files" "$t/bench/vmanifest")
+support_verify=$(sample "$support/manifest" "$support_verify" "$t/bench/support.vmanifest")
 tools_mib=$(($(du -sk "$t" | cut -f1) / 1024 + 32))
 
 # boot.sh's QEMU, with a QMP socket for throttle.py
@@ -303,11 +344,16 @@ chmod +x "$work/shim/qemu-system-x86_64"
 # ---- the configurations ----
 {
 	echo "cmd=\"$cmd\""
-	echo "run_id=$run_id quick=$quick mem=$mem zipf=$zipf conns=$conns session=$session"
-	echo "replay_secs=$replay_secs web_warm=$web_warm web_secs=$web_secs fio_warm=$fio_warm fio_secs=$fio_secs"
+	echo "run_id=$run_id quick=$quick mem=$mem reps=$reps conns=$conns session=$session"
+	echo "zipf=$zipf support_zipf=$support_zipf"
+	echo "replay_secs=$replay_secs web_warm=$web_warm web_secs=$web_secs apache_secs=$apache_secs"
+	echo "support_secs=$support_secs fio_warm=$fio_warm fio_secs=$fio_secs"
 	echo "verify_all=$verify_all verify_files=$verify_files docset_files=$files"
+	echo "support_verify=$support_verify support_files=$support_files"
 	echo "big_mib=$big_mib small_n=$small_n small_kib=$small_kib data_mib=$data_mib"
 	echo "release=$release"
+	echo "commit=$(git -C "$top" rev-parse --short HEAD 2> /dev/null || echo unknown)" \
+		"dirty=$(git -C "$top" status --porcelain 2> /dev/null | grep -q . && echo 1 || echo 0)"
 	echo "host_cpu=\"$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)\""
 	echo "host_cores=$(nproc) host_mem_kib=$(awk '$1 == "MemTotal:" { print $2 }' /proc/meminfo)"
 	echo "host_kernel=\"$(uname -sr)\""
@@ -316,31 +362,42 @@ chmod +x "$work/shim/qemu-system-x86_64"
 	echo "apache=\"$("$apache" -v | sed -n 's/^Server version: //p')\""
 	printf 'configs="%s"\n' "${only//,/ }"
 } > "$out/run.env"
-failed=0
+runs=()
 for c in "${configs[@]}"; do
-	IFS='|' read -r name label _ module pool offload compressor apache_on <<<"$c"
-	[[ $apache_on != full ]] || apache_on=$((1 - quick))
+	IFS='|' read -r name label mult module pool offload compressor dmz <<<"$c"
+	key=${name//-/_}
+	echo "label_$key=\"$label\" mult_$key=$mult" >> "$out/run.env"
 	cat > "$t/conf/$name" <<-EOF
 		label="$label"
-		module=$module pool=$pool offload=$offload compressor=$compressor apache=$apache_on
-		zipf=$zipf conns=$conns session=$session replay_secs=$replay_secs
-		web_warm=$web_warm web_secs=$web_secs
+		module=$module pool=$pool offload=$offload compressor=$compressor dmz=$dmz
+		zipf=$zipf support_zipf=$support_zipf conns=$conns session=$session
+		replay_secs=$replay_secs web_warm=$web_warm web_secs=$web_secs
+		apache_secs=$apache_secs support_secs=$support_secs
 		fio_warm=$fio_warm fio_secs=$fio_secs big_mib=$big_mib small_n=$small_n small_kib=$small_kib
 		prefill=$([[ $verify_all == 1 ]] && echo verify || echo prime)
 	EOF
 	cp "$t/conf/$name" "$out/logs/$name.conf"
 done
-for c in "${configs[@]}"; do
-	IFS='|' read -r name label mult _ <<<"$c"
-	log=$out/logs/$name.log
+# interleaved: every configuration once, then again
+for ((rep = 1; rep <= reps; rep++)); do
+	for c in "${configs[@]}"; do
+		runs+=("${c%%|*}.$rep")
+	done
+done
+echo "runs=\"${runs[*]}\"" >> "$out/run.env"
+failed=0
+for run in "${runs[@]}"; do
+	name=${run%.*}
+	IFS='|' read -r _ label mult _ <<<"$(grep "^$name|" <<<"$all_configs")"
+	log=$out/logs/$run.log
 	rm -f "$log" "$work/qmp.sock"
-	say "$name ($label): $((mem * mult)) MiB RAM"
+	say "$run ($label): $((mem * mult)) MiB RAM"
 	t0=$SECONDS
 	# other work on the host slows the guest against its throttled disk:
 	# throttle.py samples the load, "times" counts the CPU the guest took
 	: > "$work/load"
 	"$py" "$here/throttle.py" --load "$work/load" "$work/qmp.sock" "$log" "$bps" "$iops" \
-		> "$out/logs/$name.throttle" 2>&1 &
+		> "$out/logs/$run.throttle" 2>&1 &
 	helper=$!
 	times > "$work/times0"
 	status=0
@@ -348,22 +405,22 @@ for c in "${configs[@]}"; do
 		"$top/tools/vm/boot.sh" -k "$release" -m $((mem * mult)) -c 2 -t 3000 \
 		-d "ext4:${data_mib}M:img=$work/data.img:bps=$bps:iops=$iops" \
 		-d "ext4:${tools_mib}M:src=$t" -d raw:1M -a "wb_config=$name" \
-		-o "$log" "$here/web-bench.guest" > "$out/logs/$name.boot" 2>&1 || status=$?
+		-o "$log" "$here/web-bench.guest" > "$out/logs/$run.boot" 2>&1 || status=$?
 	kill "$helper" 2> /dev/null || true
 	wait "$helper" || true
 	helper=''
 	times > "$work/times1"
-	key=${name//-/_}
+	key=${run//[-.]/_}
 	echo "time_$key=$((SECONDS - t0)) status_$key=$status" \
 		"cpu_$key=$(host_cpu "$work/times0" "$work/times1")" \
 		"load_$key=$(awk '{ s += $1; n++ } END { if (n) printf "%.2f", s / n }' "$work/load")" \
 		>> "$out/run.env"
 	if [[ $status != 0 ]]; then
 		failed=1
-		say "$name FAILED (status $status):"
-		tail -n 20 "$out/logs/$name.boot" >&2
+		say "$run FAILED (status $status):"
+		tail -n 20 "$out/logs/$run.boot" >&2
 	fi
-	say "$name: $((SECONDS - t0)) s"
+	say "$run: $((SECONDS - t0)) s"
 done
 echo "total_secs=$((SECONDS - start))" >> "$out/run.env"
 
