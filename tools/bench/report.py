@@ -127,10 +127,10 @@ class Config:
 
     @property
     def budget(self):
-        """MiB the configuration may spend on compressed pages, as its first
-        run's guest set it: ccache's pool limit (max_pool_percent of
-        MemTotal) or zram's mem_limit; 0 for neither."""
-        for r in self.runs[:1]:
+        """MiB the configuration may spend on compressed pages, as the first
+        of its runs whose guest got that far set it: ccache's pool limit
+        (max_pool_percent of MemTotal) or zram's mem_limit; 0 for neither."""
+        for r in self.runs:
             if r.dmz:
                 return r.phases['dmz'].get('zram_limit_mib', 0)
             if r.module:
