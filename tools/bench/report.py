@@ -693,14 +693,17 @@ def dmz_section(ws, configs):
                 + [fmt(raw_median(runs, w.phase, k, 1 / 1024)) for k in
                    ('zram_orig_kib', 'zram_compr_kib', 'zram_mem_kib', 'zram_limit_kib')]
                 + [fmt(med(over_runs(c, w.phase, 'dm_hit_ratio')), '.2f')]
-                + [fmt(raw_median(runs, w.phase, k)) for k in ('dm_promotions', 'dm_demotions')]
+                + [fmt(raw_median(runs, w.phase, k)) for k in ('dm_promotions', 'dm_demotions',
+                                                                'zram_failed_writes')]
                 for w in ws if any(w.phase in r.phases for r in runs)]
         md.append(table(['workload', 'zram data MiB', 'zram compressed MiB', 'zram memory MiB',
-                         'zram limit MiB', 'dm-cache read hit ratio', 'promotions', 'demotions'],
-                        rows))
+                         'zram limit MiB', 'dm-cache read hit ratio', 'promotions', 'demotions',
+                         'zram writes refused'], rows))
         md.append('zram\'s figures at the end of each measured phase (orig_data_size, '
-                  'compr_data_size, mem_used_total, mem_limit), medians over the repetitions; '
-                  'read hit ratio, promotions and demotions: dm-cache\'s over the phase.\n')
+                  'compr_data_size, mem_used_total, mem_limit; failed_writes, its writes '
+                  'refused at mem_limit since it was set up: promotions dm-cache dropped), '
+                  'medians over the repetitions; read hit ratio, promotions and demotions: '
+                  'dm-cache\'s over the phase.\n')
     return md
 
 
