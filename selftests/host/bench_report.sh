@@ -77,7 +77,7 @@ check_eq "median [min-max] of dm-cache's 120, 130, 140 MiB/s" \
 	"$(cell "$rand" "$dmz" 'MiB/s median [min-max]')" '130 [120-140]'
 check_eq "change of the medians, 130 against 110" "$(cell "$nginx" "$cc" 'vs plain R')" '+18%'
 check_eq "the verdicts table: verdict and change" \
-	"$(cell Verdicts "$dmz" "$nginx")" 'slower, -18%'
+	"$(cell Verdicts "$dmz" "$nginx")" '90.0 req/s: slower, -18%'
 check_eq "disk reads per request: 1.5" "$(cell "$nginx" "$cc" 'disk reads/req')" 1.50
 check_eq "disk KiB per request: 30" "$(cell "$nginx" "$cc" 'disk KiB/req')" 30.0
 check_eq "KiB per request of ccache misses: 5 misses, 20 KiB" \

@@ -609,12 +609,16 @@ def reading_note(ref):
 
 
 def verdict_section(ws, configs, ref):
+    """Each configuration's median throughput per workload with its verdict
+    and change against the reference: the table the README quotes."""
     rows = []
     for c in configs:
         cells = []
         for w in ws:
             word, change = compare(c, ref, w.phase)
-            cells.append(word if change is None else f'{word}, {fmt_change(change)}')
+            m = med(over_runs(c, w.phase, 'throughput'))
+            level = '' if m is None else f'{fmt(m)} {w.unit}: '
+            cells.append(level + (word if change is None else f'{word}, {fmt_change(change)}'))
         rows.append([c.label] + cells)
     return ['### Verdicts\n', table(['configuration'] + [w.title for w in ws], rows)]
 
