@@ -33,7 +33,7 @@
 #                     [--verify-all]
 #   --quick        plain kernel at R, ccache and dm-cache on zram with
 #                  ccache's default budget, one repetition, short phases
-#                  (under 12 minutes); else the full run (under 90)
+#                  (about 10 minutes); else the full run (about 65)
 #   -r REPS        repetitions of each configuration (default 3, --quick 1)
 #   -m RAM_MIB     R, the guest's RAM (default 256)
 #   -z ZIPF        the docset's Zipf exponent, 0.4-1.0 (default 0.8; the
