@@ -9,7 +9,8 @@
 #     docset) and in a guest (ccache's compress_ns per page over the same
 #     bytes); their ratio is how much slower the TCG guest is, and the data
 #     disk models an AWS gp3 volume (125 MiB/s, 3000 IOPS) slowed by that
-#     factor.  Cached per kernel release; --quick reuses it.
+#     factor.  Measured once per kernel release and reused, so that runs
+#     on one machine are comparable (--recalibrate measures it again).
 #  2. Content, each about 2.2x the guest's RAM R in pages: the docset
 #     profile (build-docset.sh: small web files, Zipf 0.8), the support
 #     profile (build-docset.sh --profile support: downloads of 16 KiB to
@@ -235,7 +236,7 @@ fi
 # ---- calibration ----
 cal=$cache/bench/calibration-$release.env
 model_bps=$((125 << 20)) model_iops=3000
-if [[ $recal == 1 || $quick == 0 || ! -s $cal ]]; then
+if [[ $recal == 1 || ! -s $cal ]]; then
 	say "calibrating: LZO on the host and in a guest"
 	mkdir -p "$work/cal"
 	sample_mib=384
