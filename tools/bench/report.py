@@ -519,7 +519,8 @@ def method(env):
         'the two fio jobs.  Each data set is first read with the throttle lifted: the docset '
         'and the support set from their least to their most popular file (`webload -P`), '
         f'then {g(env, "replay_secs")} s of their load (the replay), so that the page cache '
-        'and ccache start with what a long Zipf load leaves there; fio\'s files in order.  '
+        'and ccache start with what a long Zipf load leaves there; fio\'s files in order, '
+        f'and for the random job {g(env, "replay_secs")} s of the job itself.  '
         'Every warm-up and measured phase runs on the throttled disk.\n',
         f'- docset: webload with {g(env, "conns")} connections, {g(env, "session")} requests '
         f'per keep-alive session, Zipf exponent {g(env, "zipf")}; {g(env, "web_warm")} s '
