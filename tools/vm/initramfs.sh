@@ -17,7 +17,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 release=${1:?usage: initramfs.sh RELEASE}
 guest=$("$here/../kernels.sh" guest "$release")
 cache=${CCACHE_DEV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ccache-dev}/initramfs
-out=$cache/$release.cpio
 
 # Kernel modules every guest may need; those built into a kernel are skipped.
 modules="virtio_mmio virtio_blk loop ext4 xfs zsmalloc crc32c_generic libcrc32c
@@ -32,15 +31,20 @@ done < "$here/guest-programs"
 
 # one builder at a time per release: tests start two guests at once
 mkdir -p "$cache"
-exec 9> "$out.lock"
+exec 9> "$cache/$release.lock"
 flock 9
 
+# One archive per set of inputs, so that checkouts whose guest /init differ
+# can run guests side by side; archives unused for a week are removed.
 stamp=$(cat "$here/init" "$0" "$here/../lib/program.sh" "$here/guest-programs" "$guest/vmlinux" "${programs[@]}" |
 	md5sum | cut -c1-16)
-if [[ -s $out && "$(cat "$out.stamp" 2>/dev/null)" == "$stamp" ]]; then
+out=$cache/$release-$stamp.cpio
+if [[ -s $out ]]; then
+	touch "$out"
 	echo "$out"
 	exit 0
 fi
+find "$cache" -maxdepth 1 -name "$release-*.cpio" -mtime +7 -delete
 
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
@@ -62,5 +66,4 @@ copy_modules "$root" "$guest" "$release" $modules
 
 (cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) > "$out.tmp"
 mv "$out.tmp" "$out"
-echo "$stamp" > "$out.stamp"
 echo "$out"
