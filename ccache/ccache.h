@@ -24,11 +24,7 @@
 #include <linux/atomic.h>
 #include <linux/bits.h>
 #include <linux/compiler.h>
-#include <linux/scatterlist.h>
 #include <linux/types.h>
-
-struct acomp_req;
-struct page;
 
 #define CCACHE_VERSION "0.1.0"
 
@@ -124,38 +120,5 @@ void ccache_param_describe(char *buf, size_t size);
 /* sysfs.c */
 int ccache_sysfs_init(void);
 void ccache_sysfs_exit(void);
-
-/*
- * An asynchronous compression (crypto/acomp.c): the crypto request and its
- * buffers' scatterlists, kept by the caller from start to done().
- */
-struct ccache_async_req {
-	struct acomp_req *req;
-	struct scatterlist in, out;
-	int alg;		/* the slot @req belongs to */
-	void (*done)(struct ccache_async_req *r, int err, unsigned int dlen);
-};
-
-/* crypto/acomp.c */
-bool ccache_comp_available(const char *name);
-int ccache_comp_init(const char *name);
-void ccache_comp_exit(void);
-int ccache_comp_select(const char *name);
-int ccache_compress(const void *src, void *dst, unsigned int *dlen, u8 *alg);
-int ccache_decompress(u8 alg, const void *src, unsigned int slen,
-		      struct page *dst);
-int ccache_compress_atomic(const void *src, void *dst, unsigned int *dlen,
-			   u8 *alg);
-bool ccache_comp_atomic_capable(const char *name);
-int ccache_async_start(struct ccache_async_req *r, const void *src,
-		       void *dst, unsigned int dlen);
-void ccache_async_release(struct ccache_async_req *r);
-
-/* crypto/lib.c */
-int ccache_lib_codec(const char *name);
-int ccache_lib_compress(int codec, const void *src, void *dst,
-			unsigned int *dlen);
-int ccache_lib_start(void);
-void ccache_lib_stop(void);
 
 #endif /* _CCACHE_CCACHE_H */

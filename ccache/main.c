@@ -16,6 +16,7 @@
 
 #include "ccache.h"
 #include "store.h"
+#include "../crypto/comp.h"
 
 struct ccache_stats ccache_stats;
 

@@ -27,6 +27,7 @@
 #include <linux/sysfs.h>
 
 #include "ccache.h"
+#include "../crypto/comp.h"
 #include "../spu-offload/kspu.h"
 
 /* How much of a rejected value the warning shows. */

@@ -28,7 +28,7 @@
 #include <linux/percpu.h>
 #include <linux/scatterlist.h>
 
-#include "../ccache/ccache.h"
+#include "comp.h"
 #include "../ccache/compat.h"
 
 #define CCACHE_MAX_ALGS 8

@@ -25,7 +25,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "../ccache/ccache.h"
+#include "comp.h"
 
 /* Work memory the library compressors need. */
 #define CCACHE_LIB_WRKMEM LZO1X_1_MEM_COMPRESS

@@ -21,7 +21,7 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
-#include "../ccache/ccache.h"
+#include "../crypto/comp.h"
 #include "kspu.h"
 
 /* Requests in flight at once. */

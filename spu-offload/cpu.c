@@ -29,7 +29,6 @@
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 
-#include "../ccache/ccache.h"
 #include "kspu.h"
 
 static struct kspu_queue kspu_cpu_queue = {

@@ -18,7 +18,7 @@
 #include <linux/percpu.h>
 #include <linux/slab.h>
 
-#include "../ccache/ccache.h"
+#include "../crypto/comp.h"
 #include "kspu.h"
 
 static void * __percpu *kspu_inline_scratch;

@@ -12,7 +12,7 @@
 #include <linux/sched/clock.h>
 #include <linux/string.h>
 
-#include "../ccache/ccache.h"
+#include "../crypto/comp.h"
 #include "kspu.h"
 
 static struct kspu_backend * const kspu_backends[] = {
