@@ -45,7 +45,7 @@ SBINDIR ?= /usr/local/sbin
 DIST := dist
 DKMS_SRC := $(DIST)/ccache-$(VERSION)
 DKMS_FILES := Kbuild LICENSE \
-	$(sort $(wildcard ccache/*.[ch] crypto/*.[ch] spu-offload/*.[ch]))
+	$(sort $(wildcard ccache/*.[ch] crypto/*.[ch] spu-offload/*.[ch] include/*.h))
 DEB_PKG := ccache-dkms
 DEB := $(DIST)/$(DEB_PKG)_$(VERSION)_all.deb
 

@@ -23,9 +23,9 @@
 #include <linux/slab.h>
 
 #include "ccache.h"
-#include "compat.h"
 #include "store.h"
 #include "trace.h"
+#include "../include/compat.h"
 
 LIST_HEAD(ccache_lru);
 

@@ -32,9 +32,9 @@
 #include <linux/slab.h>
 
 #include "ccache.h"
-#include "compat.h"
 #include "store.h"
 #include "trace.h"
+#include "../include/compat.h"
 
 static void (*ccache_orig_read_pages)(struct readahead_control *rac);
 static struct ftrace_ops ccache_serve_ops;

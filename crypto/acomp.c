@@ -29,7 +29,7 @@
 #include <linux/scatterlist.h>
 
 #include "comp.h"
-#include "../ccache/compat.h"
+#include "../include/compat.h"
 
 #define CCACHE_MAX_ALGS 8
 

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Differences between the kernels ccache supports (Debian 6.1, 6.12, 7.x),
- * in one place.  Features are detected from the kernel's own headers at
- * build time (see Kbuild) rather than guessed from version numbers:
+ * in one place for every layer (ccache/, crypto/, spu-offload/), so it
+ * includes none of them.  Features are detected from the kernel's own
+ * headers at build time (see Kbuild) rather than guessed from version
+ * numbers:
  *
  *   CCACHE_HAVE_ZS_OBJ_API     zs_obj_read_begin()/zs_obj_write() replace
  *                              zs_map_object()/zs_unmap_object()
