@@ -2,8 +2,17 @@
 /*
  * ccache: a compressed tier for the page cache.
  *
- * Declarations shared between the files of the module.  Each .c file owns
- * one part:
+ * Declarations shared between the files of the core (ccache/).  The
+ * module has three layers, and each includes only its own headers and
+ * those of the layers below it, never upward:
+ *
+ *   ccache/        the core: hooks, store, pool; includes the shim
+ *                  (spu-offload/kspu.h) and crypto (crypto/comp.h)
+ *   spu-offload/   where compression runs; includes crypto/comp.h
+ *   crypto/        the compressors (comp.h); includes no other layer
+ *
+ * Any of them may include include/compat.h, the kernel API differences;
+ * selftests/host/layers.sh keeps it so.  Each .c file owns one part:
  *
  *   ccache/main.c      module load and unload, in dependency order
  *   ccache/params.c    the knobs (module parameters) and their validation
@@ -14,9 +23,10 @@
  *   ccache/serve.c     H2: re-reads served from the store
  *   ccache/hooks.c     H3/H4: invalidation and teardown hooks
  *   ccache/fault.c     test-only fault injection
- *   crypto/acomp.c     everything that talks to the crypto API
+ *   crypto/acomp.c     everything that talks to the crypto API (comp.h)
  *   crypto/lib.c       compression with interrupts off (lib/lzo)
  *   spu-offload/       where compression runs: the kspu shim (kspu.h)
+ *   include/compat.h   differences between the kernels supported
  */
 #ifndef _CCACHE_CCACHE_H
 #define _CCACHE_CCACHE_H
