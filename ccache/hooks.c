@@ -91,8 +91,8 @@ struct ccache_hook {
 
 /*
  * One ftrace_ops serves every hook's entry: unregistering an ftrace_ops
- * waits for RCU-tasks grace periods, which a busy machine makes long (an
- * rmmod under load took up to 119 s on 6.12 with one ops per hook).
+ * waits for RCU-tasks grace periods, which a busy machine makes long, so
+ * unload waits once, not once per hook.
  */
 static struct ftrace_ops ccache_hooks_ops;
 static bool ccache_hooks_ops_registered;

@@ -80,8 +80,8 @@ static bool kspu_cpu_woken(void)
  * context switch, the quiescent state RCU Tasks waits for: each job ends
  * with cond_resched_tasks_rcu_qs(), or every synchronize_rcu_tasks() in
  * the system (ftrace and kprobe unregistration, ours at unload included)
- * would wait until the backlog is gone, minutes at SCHED_IDLE on a busy
- * machine (rmmods of 35 s and 281 s were seen on 6.12).
+ * would wait until the backlog is gone, which at SCHED_IDLE on a busy
+ * machine is slow.
  */
 static int kspu_cpu_thread(void *unused)
 {
@@ -126,9 +126,9 @@ static void kspu_cpu_flush(struct timer_list *timer)
 
 /*
  * Cancel the queue; stop the threads.  kspu_cpu_mutex held.  A thread at
- * SCHED_IDLE on a busy machine may wait minutes for the CPU it needs to
- * finish its batch and exit (a 189 s rmmod was seen), so each is raised to
- * normal priority before kthread_stop() waits for it.
+ * SCHED_IDLE on a busy machine may wait long for the CPU it needs to
+ * finish its batch and exit, so each is raised to normal priority before
+ * kthread_stop() waits for it.
  */
 static void kspu_cpu_stop_locked(void)
 {
@@ -194,11 +194,11 @@ static void kspu_cpu_stop(void)
 }
 
 /*
- * Waking a thread on another CPU costs the capture probe more than the
- * page copy itself, so it is done once per batch: when the queue reaches
- * a batch, or from a timer armed when it stops being empty.  Threads drain
- * the queue until it is empty before they sleep, and one that leaves jobs
- * behind wakes another (kspu_cpu_take()).
+ * Waking a thread on another CPU is dear on the capture probe's path, so
+ * it is done once per batch: when the queue reaches a batch, or from a
+ * timer armed when it stops being empty.  Threads drain the queue until it
+ * is empty before they sleep, and one that leaves jobs behind wakes
+ * another (kspu_cpu_take()).
  */
 static unsigned int kspu_cpu_submit(struct kspu_job **jobs, unsigned int n)
 {
