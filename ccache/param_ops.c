@@ -117,7 +117,8 @@ static int ccache_uint_set(const char *val, const struct kernel_param *kp)
 	}
 	if (knob->apply && knob->apply(v))
 		return ccache_reject(kp, val, "cannot apply it now");
-	WRITE_ONCE(*knob->val, v);
+	if (knob->val)
+		WRITE_ONCE(*knob->val, v);
 	return 0;
 }
 
@@ -125,7 +126,8 @@ static int ccache_uint_get(char *buf, const struct kernel_param *kp)
 {
 	const struct ccache_uint_knob *knob = kp->arg;
 
-	return sysfs_emit(buf, "%u\n", READ_ONCE(*knob->val));
+	return sysfs_emit(buf, "%u\n",
+			  knob->val ? READ_ONCE(*knob->val) : knob->get());
 }
 
 const struct kernel_param_ops ccache_uint_ops = {

@@ -12,17 +12,19 @@
 
 /**
  * struct ccache_uint_knob - a whole number within a range (ccache_uint_ops)
- * @val: where it is kept
+ * @val: where it is kept; NULL when @apply keeps it and @get reads it back
  * @min: the smallest value accepted
  * @max: the largest value accepted
  * @apply: or NULL; called with a value in range before it is kept: an
  *	error refuses the value
+ * @get: with @val NULL: the value in force
  */
 struct ccache_uint_knob {
 	unsigned int *val;
 	unsigned int min;
 	unsigned int max;
 	int (*apply)(unsigned int v);
+	unsigned int (*get)(void);
 };
 
 /**

@@ -7,7 +7,9 @@
  * the load fail; a bad value written at runtime returns -EINVAL and leaves
  * the knob as it was.  Rejections are logged at warning level, rate limited,
  * with the offending input escaped and truncated.  The parsers knobs share
- * (booleans, numbers, lists) are in param_ops.c.
+ * (booleans, numbers, lists) are in param_ops.c; the cpu offload backend's
+ * settings are kept by the backend (spu-offload/cpu.c), whose interface the
+ * offload_* knobs call.
  *
  * Locking: the kernel serialises every set and get of a module parameter
  * with kernel_param_lock(THIS_MODULE) (load-time parsing runs before any
@@ -23,6 +25,7 @@
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/module.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
 
@@ -99,27 +102,28 @@ static const struct kernel_param_ops ccache_offload_ops = {
 };
 
 /*
- * The cpu backend's settings: its CPUs (all when ccache_offload_all), the
- * jobs a thread takes at a time, and its scheduling policy.  They are
- * applied together by ccache_offload_apply(), and kept only if it works.
+ * ---- The cpu backend's settings: its CPUs, the jobs a thread takes at a
+ * time, and its scheduling policy ----
+ *
+ * spu-offload/cpu.c keeps them and applies them together; each knob reads
+ * the other two back from it.
  */
-static struct cpumask ccache_offload_cpus;
-static bool ccache_offload_all = true;
-static unsigned int ccache_offload_batch = 16;
-static bool ccache_offload_sched_idle = true;
 
-static int ccache_offload_apply(const struct cpumask *cpus, bool all,
-				unsigned int batch, bool sched_idle)
+/*
+ * Apply the cpu backend's settings with @batch and @sched_idle, keeping its
+ * CPUs.  Return: 0 or a negative errno (kspu_cpu_configure()).
+ */
+static int ccache_offload_reconfigure(unsigned int batch, bool sched_idle)
 {
-	int err = kspu_cpu_configure(all ? NULL : cpus, batch, sched_idle);
+	struct cpumask *mask = kzalloc(cpumask_size(), GFP_KERNEL);
+	int err;
 
-	if (err)
-		return err;
-	if (!all)
-		cpumask_copy(&ccache_offload_cpus, cpus);
-	ccache_offload_all = all;
-	ccache_offload_sched_idle = sched_idle;
-	return 0;
+	if (!mask)
+		return -ENOMEM;
+	err = kspu_cpu_configure(kspu_cpu_get_cpus(mask) ? NULL : mask, batch,
+				 sched_idle);
+	kfree(mask);
+	return err;
 }
 
 static int ccache_offload_cpus_set(const char *val,
@@ -142,8 +146,8 @@ static int ccache_offload_cpus_set(const char *val,
 			     !cpumask_subset(mask, cpu_possible_mask)))
 		err = -EINVAL;
 	if (!err)
-		err = ccache_offload_apply(mask, all, ccache_offload_batch,
-					   ccache_offload_sched_idle);
+		err = kspu_cpu_configure(all ? NULL : mask, kspu_cpu_get_batch(),
+					 kspu_cpu_get_sched_idle());
 	kfree(mask);
 	if (err)
 		return ccache_reject(kp, val, "expected all or online CPUs such as 0-1,3");
@@ -152,9 +156,17 @@ static int ccache_offload_cpus_set(const char *val,
 
 static int ccache_offload_cpus_get(char *buf, const struct kernel_param *kp)
 {
-	if (ccache_offload_all)
-		return sysfs_emit(buf, "all\n");
-	return sysfs_emit(buf, "%*pbl\n", cpumask_pr_args(&ccache_offload_cpus));
+	struct cpumask *mask = kzalloc(cpumask_size(), GFP_KERNEL);
+	int len;
+
+	if (!mask)
+		return -ENOMEM;
+	if (kspu_cpu_get_cpus(mask))
+		len = sysfs_emit(buf, "all\n");
+	else
+		len = sysfs_emit(buf, "%*pbl\n", cpumask_pr_args(mask));
+	kfree(mask);
+	return len;
 }
 
 static const struct kernel_param_ops ccache_offload_cpus_ops = {
@@ -164,8 +176,7 @@ static const struct kernel_param_ops ccache_offload_cpus_ops = {
 
 static int ccache_offload_batch_apply(unsigned int batch)
 {
-	return ccache_offload_apply(&ccache_offload_cpus, ccache_offload_all,
-				    batch, ccache_offload_sched_idle);
+	return ccache_offload_reconfigure(batch, kspu_cpu_get_sched_idle());
 }
 
 static const char * const ccache_sched_names[] = { "nice", "idle" };
@@ -182,8 +193,7 @@ static int ccache_offload_sched_set(const char *val,
 			    word);
 	if (idle < 0)
 		return ccache_reject(kp, val, "expected idle or nice");
-	if (ccache_offload_apply(&ccache_offload_cpus, ccache_offload_all,
-				 ccache_offload_batch, idle))
+	if (ccache_offload_reconfigure(kspu_cpu_get_batch(), idle))
 		return ccache_reject(kp, val, "cannot restart the offload threads");
 	return 0;
 }
@@ -191,7 +201,7 @@ static int ccache_offload_sched_set(const char *val,
 static int ccache_offload_sched_get(char *buf, const struct kernel_param *kp)
 {
 	return sysfs_emit(buf, "%s\n",
-			  ccache_sched_names[ccache_offload_sched_idle]);
+			  ccache_sched_names[kspu_cpu_get_sched_idle()]);
 }
 
 static const struct kernel_param_ops ccache_offload_sched_ops = {
@@ -242,8 +252,8 @@ MODULE_PARM_DESC(offload_cpus,
 		 "CPUs the cpu backend's threads may use: all or a list such as 0-1,3 (default all)");
 
 static struct ccache_uint_knob ccache_offload_batch_knob = {
-	.val = &ccache_offload_batch, .min = 1, .max = 1024,
-	.apply = ccache_offload_batch_apply,
+	.min = 1, .max = 1024,
+	.apply = ccache_offload_batch_apply, .get = kspu_cpu_get_batch,
 };
 module_param_cb(offload_batch, &ccache_uint_ops, &ccache_offload_batch_knob,
 		0644);
@@ -384,11 +394,7 @@ int ccache_param_start_offload(void)
 	int err;
 
 	kernel_param_lock(THIS_MODULE);
-	err = ccache_offload_apply(&ccache_offload_cpus, ccache_offload_all,
-				   ccache_offload_batch,
-				   ccache_offload_sched_idle);
-	if (!err)
-		err = kspu_init(ccache_offload);
+	err = kspu_init(ccache_offload);
 	if (err)
 		pr_err("cannot start offload backend %s: %d\n", ccache_offload,
 		       err);

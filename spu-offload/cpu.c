@@ -265,6 +265,51 @@ int kspu_cpu_configure(const struct cpumask *cpus, unsigned int batch,
 	return err;
 }
 
+/**
+ * kspu_cpu_get_cpus() - the CPUs the cpu backend's threads may use
+ * @cpus: set to them, unless every CPU may be used
+ *
+ * Context: process context; may sleep.
+ * Return: true when every CPU may be used (@cpus is then left as it was).
+ */
+bool kspu_cpu_get_cpus(struct cpumask *cpus)
+{
+	bool all;
+
+	mutex_lock(&kspu_cpu_mutex);
+	all = !kspu_cpu_mask;
+	if (!all)
+		cpumask_copy(cpus, kspu_cpu_mask);
+	mutex_unlock(&kspu_cpu_mutex);
+	return all;
+}
+
+/**
+ * kspu_cpu_get_batch() - the most jobs a cpu backend thread takes at a time
+ *
+ * Return: the batch set by kspu_cpu_configure(), 16 until then.
+ */
+unsigned int kspu_cpu_get_batch(void)
+{
+	return READ_ONCE(kspu_cpu_batch);
+}
+
+/**
+ * kspu_cpu_get_sched_idle() - the cpu backend's threads' priority
+ *
+ * Context: process context; may sleep.
+ * Return: true for SCHED_IDLE (the default), false for nice 19.
+ */
+bool kspu_cpu_get_sched_idle(void)
+{
+	bool idle;
+
+	mutex_lock(&kspu_cpu_mutex);
+	idle = kspu_cpu_sched_idle;
+	mutex_unlock(&kspu_cpu_mutex);
+	return idle;
+}
+
 struct kspu_backend kspu_cpu_backend = {
 	.name = "cpu",
 	.start = kspu_cpu_start,

@@ -178,8 +178,11 @@ struct kspu_job *kspu_queue_pop(struct kspu_queue *q);
 /* Bytes of scratch kspu_run() needs for a compress job. */
 #define KSPU_SCRATCH_SIZE (2 * PAGE_SIZE)
 
-/* cpu.c: its settings (knobs in ccache/params.c) */
+/* cpu.c: its settings, kept there (knobs in ccache/params.c) */
 int kspu_cpu_configure(const struct cpumask *cpus, unsigned int batch,
 		       bool sched_idle);
+bool kspu_cpu_get_cpus(struct cpumask *cpus);
+unsigned int kspu_cpu_get_batch(void);
+bool kspu_cpu_get_sched_idle(void);
 
 #endif /* _CCACHE_KSPU_H */
