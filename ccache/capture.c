@@ -69,11 +69,6 @@ static DEFINE_PER_CPU(struct ccache_capture_batch, ccache_capture_batch);
 /* ccache_capture_done() for jobs refused by the offload shim. */
 #define CCACHE_ERR_REFUSED EBUSY
 
-static const char * const ccache_fs_type_names[CCACHE_FS_COUNT] = {
-	[CCACHE_FS_EXT4] = "ext4",
-	[CCACHE_FS_XFS] = "xfs",
-};
-
 /**
  * ccache_fs_allowed() - may pages of this file be cached at all?
  * @inode: the file
@@ -98,7 +93,7 @@ bool ccache_fs_allowed(struct inode *inode)
 	    (sb->s_bdev && blk_queue_dax(bdev_get_queue(sb->s_bdev))))
 		return false;
 	for_each_set_bit(fs, &allowed, CCACHE_FS_COUNT)
-		if (!strcmp(sb->s_type->name, ccache_fs_type_names[fs]))
+		if (!strcmp(sb->s_type->name, ccache_fs_names[fs]))
 			return true;
 	return false;
 }

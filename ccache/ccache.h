@@ -118,6 +118,7 @@ static inline bool ccache_fault(enum ccache_fault site)
 }
 
 /* params.c */
+extern const char * const ccache_fs_names[CCACHE_FS_COUNT];
 bool ccache_param_enabled(void);
 bool ccache_param_checksum(void);
 unsigned int ccache_param_max_pool_percent(void);

@@ -209,7 +209,8 @@ static const struct kernel_param_ops ccache_offload_sched_ops = {
 	.get = ccache_offload_sched_get,
 };
 
-static const char * const ccache_fs_names[CCACHE_FS_COUNT] = {
+/* The names of enum ccache_fs, as the "filesystems" knob lists them. */
+const char * const ccache_fs_names[CCACHE_FS_COUNT] = {
 	[CCACHE_FS_EXT4] = "ext4",
 	[CCACHE_FS_XFS] = "xfs",
 };
