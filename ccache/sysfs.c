@@ -5,7 +5,8 @@
  * documented in Documentation/ABI/testing/sysfs-kernel-mm-ccache.
  *
  * /sys/kernel/mm/ccache/offload/BACKEND/ holds each offload backend's
- * counters (struct kspu_stats), whether it is the current one or not.
+ * counters (struct kspu_stats), whether it is the current one or not:
+ * spu-offload/sysfs.c creates and shows them.
  *
  * Lifetime: the directories exist from ccache_sysfs_init() until
  * ccache_sysfs_exit(); kobject_put() there waits for no reader, so every
@@ -172,58 +173,6 @@ static struct ccache_ctl_attr ccache_ctl_attrs[] = {
 	{ "flush", ccache_drop_all },
 };
 
-/* The counters of each offload backend, one per file. */
-struct ccache_kspu_attr {
-	const char *name;
-	size_t offset;				/* into struct kspu_stats */
-	long (*derive)(struct kspu_stats *s);	/* or this */
-	struct kobj_attribute attr;		/* set up at init */
-};
-
-static ssize_t ccache_kspu_show(struct kobject *kobj,
-				struct kobj_attribute *attr, char *buf)
-{
-	struct ccache_kspu_attr *a = container_of(attr, struct ccache_kspu_attr,
-						  attr);
-	struct kspu_backend *b;
-	unsigned int i;
-
-	atomic_long_t *v;
-
-	for (i = 0; (b = kspu_backend_at(i)); i++) {
-		if (strcmp(b->name, kobject_name(kobj)))
-			continue;
-		v = (atomic_long_t *)((char *)&b->stats + a->offset);
-		return sysfs_emit(buf, "%ld\n",
-				  max(a->derive ? a->derive(&b->stats) :
-					  atomic_long_read(v), 0L));
-	}
-	return -ENODEV;
-}
-
-#define CCACHE_KSPU_COUNTER(name) { #name, offsetof(struct kspu_stats, name) }
-
-static struct ccache_kspu_attr ccache_kspu_attrs[] = {
-	{ "submitted", 0, kspu_submitted },
-	CCACHE_KSPU_COUNTER(completed),
-	CCACHE_KSPU_COUNTER(dropped),
-	CCACHE_KSPU_COUNTER(failed),
-	CCACHE_KSPU_COUNTER(queued),
-	CCACHE_KSPU_COUNTER(max_queue_depth),
-	CCACHE_KSPU_COUNTER(compress_ns),
-	CCACHE_KSPU_COUNTER(decompress_ns),
-};
-
-static struct attribute *ccache_kspu_attr_list[ARRAY_SIZE(ccache_kspu_attrs) + 1];
-
-static const struct attribute_group ccache_kspu_group = {
-	.attrs = ccache_kspu_attr_list,
-};
-
-/* offload/ and one directory per backend, NULL-terminated */
-static struct kobject *ccache_offload_kobj;
-static struct kobject *ccache_kspu_kobjs[8];
-
 /* version, the statistics, the control files, NULL */
 static struct attribute *ccache_attrs[ARRAY_SIZE(ccache_stat_attrs) +
 				      ARRAY_SIZE(ccache_ctl_attrs) + 2];
@@ -255,46 +204,6 @@ static struct attribute *ccache_ctl_attr_init(struct ccache_ctl_attr *a)
 	a->attr.attr.mode = 0200;
 	a->attr.store = ccache_ctl_store;
 	return &a->attr.attr;
-}
-
-/* Create offload/BACKEND/ for every backend. */
-static int ccache_sysfs_offload_init(void)
-{
-	struct kspu_backend *b;
-	struct kobject *kobj;
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(ccache_kspu_attrs); i++)
-		ccache_kspu_attr_list[i] =
-			ccache_attr_init(&ccache_kspu_attrs[i].attr,
-					 ccache_kspu_attrs[i].name,
-					 ccache_kspu_show);
-	ccache_offload_kobj = kobject_create_and_add("offload", ccache_kobj);
-	if (!ccache_offload_kobj)
-		return -ENOMEM;
-	for (i = 0; (b = kspu_backend_at(i)); i++) {
-		if (WARN_ON(i + 1 >= ARRAY_SIZE(ccache_kspu_kobjs)))
-			return -ENOSPC;
-		kobj = kobject_create_and_add(b->name, ccache_offload_kobj);
-		if (!kobj)
-			return -ENOMEM;
-		ccache_kspu_kobjs[i] = kobj;
-		if (sysfs_create_group(kobj, &ccache_kspu_group))
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-static void ccache_sysfs_offload_exit(void)
-{
-	unsigned int i;
-
-	for (i = 0; ccache_kspu_kobjs[i]; i++) {
-		kobject_put(ccache_kspu_kobjs[i]);
-		ccache_kspu_kobjs[i] = NULL;
-	}
-	kobject_put(ccache_offload_kobj);
-	ccache_offload_kobj = NULL;
 }
 
 /*
@@ -344,7 +253,7 @@ int ccache_sysfs_init(void)
 		return -ENOMEM;
 	err = sysfs_create_group(ccache_kobj, &ccache_attr_group);
 	if (!err)
-		err = ccache_sysfs_offload_init();
+		err = kspu_sysfs_init(ccache_kobj);
 	if (err) {
 		ccache_sysfs_exit();
 		return err;
@@ -360,7 +269,7 @@ int ccache_sysfs_init(void)
 void ccache_sysfs_exit(void)
 {
 	cancel_delayed_work_sync(&ccache_rate_worker);
-	ccache_sysfs_offload_exit();
+	kspu_sysfs_exit();
 	kobject_put(ccache_kobj);
 	ccache_kobj = NULL;
 }

@@ -40,7 +40,9 @@
 #define _CCACHE_KSPU_H
 
 #include <linux/atomic.h>
+#include <linux/completion.h>
 #include <linux/cpumask.h>
+#include <linux/kobject.h>
 #include <linux/list.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -92,7 +94,10 @@ struct kspu_job {
 	void *priv;
 };
 
-/* Counters of one backend, shown under /sys/kernel/mm/ccache/offload/NAME/. */
+/*
+ * Counters of one backend, shown under /sys/kernel/mm/ccache/offload/NAME/
+ * (sysfs.c, which also shows "submitted", derived from them).
+ */
 struct kspu_stats {
 	atomic_long_t completed;	/* jobs finished, successfully or not */
 	atomic_long_t dropped;		/* jobs refused: queue full or stopping */
@@ -102,12 +107,6 @@ struct kspu_stats {
 	atomic_long_t compress_ns;	/* time spent compressing */
 	atomic_long_t decompress_ns;	/* time spent decompressing */
 };
-
-/* Jobs accepted: finished or still queued (a sum, to spare an atomic). */
-static inline long kspu_submitted(struct kspu_stats *s)
-{
-	return atomic_long_read(&s->completed) + atomic_long_read(&s->queued);
-}
 
 /**
  * struct kspu_backend - where jobs run
@@ -119,6 +118,8 @@ static inline long kspu_submitted(struct kspu_stats *s)
  *	sleeps.  Return: how many were taken, from the first (the rest are
  *	refused and still the caller's)
  * @stats: its counters
+ * @kobj: its directory of counters, offload/NAME/ (sysfs.c)
+ * @kobj_released: completed when @kobj is released
  */
 struct kspu_backend {
 	const char *name;
@@ -126,6 +127,8 @@ struct kspu_backend {
 	void (*stop)(void);
 	unsigned int (*submit)(struct kspu_job **jobs, unsigned int n);
 	struct kspu_stats stats;
+	struct kobject kobj;
+	struct completion kobj_released;
 };
 
 /**
@@ -159,6 +162,10 @@ bool kspu_backend_exists(const char *name);
 unsigned int kspu_submit(struct kspu_job **jobs, unsigned int n);
 int kspu_run_sync(struct kspu_job *job);
 struct kspu_backend *kspu_backend_at(unsigned int i);
+
+/* sysfs.c: the backends' counters */
+int kspu_sysfs_init(struct kobject *parent);
+void kspu_sysfs_exit(void);
 
 /* kspu.c: for backends */
 bool kspu_prepare(struct kspu_job *job);
