@@ -89,10 +89,9 @@ static unsigned long ccache_compression_ratio_permille(void)
  * one derived value.
  */
 struct ccache_stat_attr {
-	const char *name;
+	struct kobj_attribute attr;
 	size_t offset;				/* into ccache_stats */
 	unsigned long (*derive)(void);		/* or this */
-	struct kobj_attribute attr;		/* set up at init */
 };
 
 static ssize_t ccache_stat_show(struct kobject *kobj,
@@ -110,12 +109,68 @@ static ssize_t ccache_stat_show(struct kobject *kobj,
 	return sysfs_emit(buf, "%ld\n", max(v, 0L));
 }
 
-#define CCACHE_COUNTER(name) { #name, offsetof(struct ccache_stats, name) }
-#define CCACHE_DERIVED(name) { #name, 0, ccache_##name }
-#define CCACHE_REJECTS(name, NAME) \
-	{ "reject_" #name, offsetof(struct ccache_stats, reject[CCACHE_REJECT_##NAME]) }
+/* The statistic's file called @_file, as an entry of ccache_attrs[]. */
+#define CCACHE_STAT(_file, _offset, _derive)				\
+	(&((struct ccache_stat_attr){					\
+		.attr = {						\
+			.attr = { .name = (_file), .mode = 0444 },	\
+			.show = ccache_stat_show,			\
+		},							\
+		.offset = (_offset),					\
+		.derive = (_derive),					\
+	}).attr.attr)
 
-static struct ccache_stat_attr ccache_stat_attrs[] = {
+/* The file that shows counter @_name of struct ccache_stats. */
+#define CCACHE_COUNTER(_name)						\
+	CCACHE_STAT(#_name, offsetof(struct ccache_stats, _name), NULL)
+
+/* The file that shows the value ccache_@_name() derives. */
+#define CCACHE_DERIVED(_name)	CCACHE_STAT(#_name, 0, ccache_##_name)
+
+/* The file reject_@_name, which shows reject[CCACHE_REJECT_@_NAME]. */
+#define CCACHE_REJECTS(_name, _NAME)					\
+	CCACHE_STAT("reject_" #_name,					\
+		    offsetof(struct ccache_stats,			\
+			     reject[CCACHE_REJECT_##_NAME]), NULL)
+
+/*
+ * The control files: write-only (mode 0200), each runs one action when
+ * "1" is written to it.  Anything else is refused with -EINVAL and does
+ * nothing.
+ */
+struct ccache_ctl_attr {
+	struct kobj_attribute attr;
+	void (*action)(void);
+};
+
+static ssize_t ccache_ctl_store(struct kobject *kobj,
+				struct kobj_attribute *attr, const char *buf,
+				size_t count)
+{
+	struct ccache_ctl_attr *a = container_of(attr, struct ccache_ctl_attr,
+						 attr);
+
+	/* "1" as echo writes it, with or without its newline; nothing else */
+	if (buf[0] != '1' || !(count == 1 || (count == 2 && buf[1] == '\n'))) {
+		pr_warn_ratelimited("%s: rejected '%*pE': expected 1\n",
+				    attr->attr.name,
+				    (int)min_t(size_t, count, 32), buf);
+		return -EINVAL;
+	}
+	a->action();
+	return count;
+}
+
+/* The control file @_name, running @_action(), as an entry of ccache_attrs[]. */
+#define CCACHE_CTL(_name, _action)					\
+	(&((struct ccache_ctl_attr){					\
+		.attr = __ATTR(_name, 0200, NULL, ccache_ctl_store),	\
+		.action = (_action),					\
+	}).attr.attr)
+
+/* The files of /sys/kernel/mm/ccache/ (offload/ is spu-offload/sysfs.c's). */
+static struct attribute *ccache_attrs[] = {
+	&ccache_attr_version.attr,
 	CCACHE_COUNTER(stored_pages),
 	CCACHE_DERIVED(original_bytes),
 	CCACHE_COUNTER(compressed_bytes),
@@ -138,73 +193,13 @@ static struct ccache_stat_attr ccache_stat_attrs[] = {
 	CCACHE_COUNTER(checksum_errors),
 	CCACHE_DERIVED(compression_ratio_permille),
 	CCACHE_DERIVED(captures_per_sec),
-};
-
-/*
- * The control files: write-only (mode 0200), each runs one action when
- * "1" is written to it.  Anything else is refused with -EINVAL and does
- * nothing.
- */
-struct ccache_ctl_attr {
-	const char *name;
-	void (*action)(void);
-	struct kobj_attribute attr;		/* set up at init */
-};
-
-static ssize_t ccache_ctl_store(struct kobject *kobj,
-				struct kobj_attribute *attr, const char *buf,
-				size_t count)
-{
-	struct ccache_ctl_attr *a = container_of(attr, struct ccache_ctl_attr,
-						 attr);
-
-	/* "1" as echo writes it, with or without its newline; nothing else */
-	if (buf[0] != '1' || !(count == 1 || (count == 2 && buf[1] == '\n'))) {
-		pr_warn_ratelimited("%s: rejected '%*pE': expected 1\n", a->name,
-				    (int)min_t(size_t, count, 32), buf);
-		return -EINVAL;
-	}
-	a->action();
-	return count;
-}
-
-static struct ccache_ctl_attr ccache_ctl_attrs[] = {
 	/* drop every stored page; poison and in-flight marks stay */
-	{ "flush", ccache_drop_all },
+	CCACHE_CTL(flush, ccache_drop_all),
+	NULL,
 };
-
-/* version, the statistics, the control files, NULL */
-static struct attribute *ccache_attrs[ARRAY_SIZE(ccache_stat_attrs) +
-				      ARRAY_SIZE(ccache_ctl_attrs) + 2];
-
-static const struct attribute_group ccache_attr_group = {
-	.attrs = ccache_attrs,
-};
+ATTRIBUTE_GROUPS(ccache);
 
 static struct kobject *ccache_kobj;
-
-/* Make @attr a read-only file @name shown by @show.  Return: its attribute. */
-static struct attribute *
-ccache_attr_init(struct kobj_attribute *attr, const char *name,
-		 ssize_t (*show)(struct kobject *, struct kobj_attribute *,
-				 char *))
-{
-	sysfs_attr_init(&attr->attr);
-	attr->attr.name = name;
-	attr->attr.mode = 0444;
-	attr->show = show;
-	return &attr->attr;
-}
-
-/* Make @a's attribute a write-only control file.  Return: its attribute. */
-static struct attribute *ccache_ctl_attr_init(struct ccache_ctl_attr *a)
-{
-	sysfs_attr_init(&a->attr.attr);
-	a->attr.attr.name = a->name;
-	a->attr.attr.mode = 0200;
-	a->attr.store = ccache_ctl_store;
-	return &a->attr.attr;
-}
 
 /*
  * The kobject of /sys/kernel/mm.  mm_kobj itself is not exported on every
@@ -234,24 +229,16 @@ static struct kobject *ccache_mm_kobj(void)
 int ccache_sysfs_init(void)
 {
 	struct kobject *mm = ccache_mm_kobj();
-	size_t i, n = 1;
 	int err;
 
 	if (!mm) {
 		pr_err("/sys/kernel/mm not found\n");
 		return -ENOENT;
 	}
-	ccache_attrs[0] = &ccache_attr_version.attr;
-	for (i = 0; i < ARRAY_SIZE(ccache_stat_attrs); i++)
-		ccache_attrs[n++] = ccache_attr_init(&ccache_stat_attrs[i].attr,
-						     ccache_stat_attrs[i].name,
-						     ccache_stat_show);
-	for (i = 0; i < ARRAY_SIZE(ccache_ctl_attrs); i++)
-		ccache_attrs[n++] = ccache_ctl_attr_init(&ccache_ctl_attrs[i]);
 	ccache_kobj = kobject_create_and_add(KBUILD_MODNAME, mm);
 	if (!ccache_kobj)
 		return -ENOMEM;
-	err = sysfs_create_group(ccache_kobj, &ccache_attr_group);
+	err = sysfs_create_groups(ccache_kobj, ccache_groups);
 	if (!err)
 		err = kspu_sysfs_init(ccache_kobj);
 	if (err) {
