@@ -63,7 +63,7 @@ endif
 endif
 
 # the project's own builds treat warnings as errors (see Kbuild)
-export CCACHE_WERROR ?= y
+export CCDEV_WERROR ?= y
 
 .PHONY: all modules test-modules test-progs check check-full check-debug matrix demo bench-offload \
 	bench-web shell lint install install-tools dkms-src dkms-deb clean

@@ -26,7 +26,7 @@
 set -euo pipefail
 
 cd "$(dirname "$0")"
-release=${CCACHE_KVER:-} jobs=2 modopts='' preload='' full=''
+release=${CCDEV_KVER:-} jobs=2 modopts='' preload='' full=''
 while getopts "fk:j:p:l:" opt; do
 	case $opt in
 	f) full=1 ;;
@@ -39,7 +39,7 @@ while getopts "fk:j:p:l:" opt; do
 done
 shift $((OPTIND - 1))
 [[ -n $release ]] || release=$(../tools/kernels.sh resolve 6.1)
-export CCACHE_KVER=$release
+export CCDEV_KVER=$release
 more_variants=$full note=''
 if [[ -n $full ]] && ../tools/kernels.sh checkers "$release"; then
 	more_variants='' note=" (a debug kernel: the first variant lists only)"
@@ -75,7 +75,7 @@ run_one() {
 	[[ -z ${opts[$1]}${pre[$1]} ]] || label=" [${opts[$1]}${pre[$1]:+ +${pre[$1]}}]"
 	case $t in
 	host/*) "./$t" > "$results/$1.out" 2>&1 || status=$? ;;
-	*) CCACHE_MODOPTS=${opts[$1]} CCACHE_PRELOAD=${pre[$1]} \
+	*) CCDEV_MODOPTS=${opts[$1]} CCDEV_PRELOAD=${pre[$1]} \
 		../tools/vm/boot.sh -k "$release" -o "$results/$1.console" "$t" \
 		> "$results/$1.out" 2>&1 || status=$? ;;
 	esac

@@ -29,7 +29,7 @@ files="$dir/f1 $dir/f2 $dir/f3 $dir/f4"
 [ -d /mnt/d0 ] || tap_skip_all "no data disk at /mnt/d0"
 # run.sh -p / boot.sh -p would write /etc/modprobe.d/ccache.conf over the
 # package's
-! grep -Eq "^CCACHE_MODOPTS='.+'" /run.conf ||
+! grep -Eq "^CCDEV_MODOPTS='.+'" /run.conf ||
 	tap_skip_all "the walk-through sets its own module options (no -p)"
 
 # skip_checks PIECE DESC...: the checks of a piece the host could not

@@ -19,7 +19,7 @@
 # lowest CPU and I/O priority, two jobs (JOBS=); up to an hour on 2 cores.
 set -euo pipefail
 
-CACHE=${CCACHE_DEV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ccache-dev}
+CACHE=${CCDEV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ccache-dev}
 TARBALL=/usr/src/linux-source-6.1.tar.xz
 # shellcheck source=tools/lib/msg.sh
 . "$(dirname "$0")/lib/msg.sh"

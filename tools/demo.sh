@@ -31,7 +31,7 @@ echo "demo: booting two guests with $mem MiB RAM and 2 vCPUs each, without and w
 # from run to run.  (Multi-threaded TCG is kept to the 6.1 guest here;
 # see Documentation/testing.rst.)
 for mode in off on; do
-	CCACHE_TCG_THREAD=multi "$here/vm/boot.sh" -m "$mem" -c 2 -t 1200 \
+	CCDEV_TCG_THREAD=multi "$here/vm/boot.sh" -m "$mem" -c 2 -t 1200 \
 		-d "$disk" -a "ccache_demo=$mode" \
 		-o "$logs/$mode.log" "$here/demo.guest" > "$logs/$mode.out" 2>&1 &
 done

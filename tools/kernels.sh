@@ -17,7 +17,7 @@
 # its build tree as its kdir.
 set -euo pipefail
 
-CACHE=${CCACHE_DEV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ccache-dev}
+CACHE=${CCDEV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ccache-dev}
 ROOT=$CACHE/roots/trixie
 LOG=$CACHE/apt.log
 TMP='' MOUNTED=''
@@ -238,7 +238,7 @@ kbuild() { # RELEASE SRCDIR [make args...]
 		--exclude=Module.symvers -cf - . | tar -C "$ROOT$dst" -xf -
 	# Pass the build knobs a clean chroot environment would lose (not MAKEFLAGS:
 	# the caller's jobserver does not exist in there).
-	mapfile -t knobs < <(env | grep -E '^(CCACHE_[A-Z_]*|KBUILD_[A-Z_]*|KCFLAGS|KCPPFLAGS|V|W)=' || true)
+	mapfile -t knobs < <(env | grep -E '^(CCDEV_[A-Z_]*|KBUILD_[A-Z_]*|KCFLAGS|KCPPFLAGS|V|W)=' || true)
 	in_root "${knobs[@]}" make -C "${kd#"$ROOT"}" M="$dst" "$@" || rc=$?
 	# Mirror the results: no stale .ko (maybe of another release) survives.
 	find "$src" -path "$src/.git" -prune -o \( -name '*.ko' -o -name Module.symvers \) -exec rm -f {} +

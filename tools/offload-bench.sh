@@ -35,7 +35,7 @@ log=$(mktemp "${TMPDIR:-/tmp}/ccache-bench.XXXXXX")
 trap 'rm -f "$log"' EXIT
 echo "offload-bench: one guest, $mem MiB RAM, $cpus vCPUs, $rounds rounds of each configuration" >&2
 # one host thread per vCPU, so that the second vCPU is a real idle core
-CCACHE_TCG_THREAD=multi "$here/vm/boot.sh" "${kernel[@]}" -m "$mem" -c "$cpus" -t 3000 \
+CCDEV_TCG_THREAD=multi "$here/vm/boot.sh" "${kernel[@]}" -m "$mem" -c "$cpus" -t 3000 \
 	-d "ext4:$((mib * 3 / 2 + 64))M:src=$set" -a "bench_rounds=$rounds" \
 	-o "$log" "$here/offload-bench.guest" >&2
 

@@ -113,7 +113,7 @@ build() {
 # ---- 6.x: the host's dkms, private trees under $top ----
 # shellcheck disable=SC2317 # called through build
 host_dkms() {
-	env -u CCACHE_WERROR -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+	env -u CCDEV_WERROR -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
 		mok_signing_key="$top/mok.key" mok_certificate="$top/mok.pub" \
 		dkms "$@" --dkmstree "$top/tree" --sourcetree "$top" --installtree "$top/modules"
 }

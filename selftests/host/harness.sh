@@ -29,7 +29,7 @@ expect hang 1 'timed out after'
 expect oops 1 'without the end marker'
 expect warn 1 'kernel reported a bug'
 # a leak, where kmemleak can see it
-guest=$(../tools/kernels.sh guest "${CCACHE_KVER:-$(../tools/kernels.sh resolve 6.1)}")
+guest=$(../tools/kernels.sh guest "${CCDEV_KVER:-$(../tools/kernels.sh resolve 6.1)}")
 if grep -qs '^CONFIG_DEBUG_KMEMLEAK=y' "$guest"/boot/config-*; then
 	expect leak 1 'kmemleak-check: 1 leaked'
 else

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=selftests/lib/tap.sh
 . selftests/lib/tap.sh
 
-cache=${CCACHE_DEV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ccache-dev}
+cache=${CCDEV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ccache-dev}
 checkpatch=$cache/src/linux-source-6.1/scripts/checkpatch.pl
 [[ -x $checkpatch ]] || { echo "# no $checkpatch: run tools/setup.sh"; tap_result 1 "checkpatch.pl available"; tap_done; }
 

@@ -34,8 +34,8 @@ set -euo pipefail
 
 # in a mount namespace of its own, which takes every mount along when it
 # ends, however it ends
-if [[ -z ${CCACHE_PREP_NS:-} ]] && ((EUID == 0)); then
-	CCACHE_PREP_NS=1 exec unshare --mount --propagation private "$0" "$@"
+if [[ -z ${CCDEV_PREP_NS:-} ]] && ((EUID == 0)); then
+	CCDEV_PREP_NS=1 exec unshare --mount --propagation private "$0" "$@"
 fi
 
 release=${1:?usage: walkthrough.sh RELEASE STAGE}

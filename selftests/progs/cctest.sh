@@ -329,10 +329,10 @@ now_s() {
 }
 
 # cc_debug_kernel: true on a debug kernel (tools/debug-kernel.sh; boot.sh
-# gives it CCACHE_SLOWDOWN > 1), which runs the suite about ten times
+# gives it CCDEV_SLOWDOWN > 1), which runs the suite about ten times
 # slower than a stock kernel.  The long runs do less there, so that its
 # make check-full fits a working session: its checkers need the code
 # paths, not the count.
 cc_debug_kernel() {
-	[ "${CCACHE_SLOWDOWN:-1}" -gt 1 ]
+	[ "${CCDEV_SLOWDOWN:-1}" -gt 1 ]
 }

@@ -34,7 +34,7 @@
 # history, and pages are rounded up, so ccache sees somewhat less.
 #
 # The packages are downloaded (apt-get download) and unpacked once into
-# ${CCACHE_DEV_CACHE:-~/.cache/ccache-dev}/PROFILE and reused.  An OUT_DIR
+# ${CCDEV_CACHE:-~/.cache/ccache-dev}/PROFILE and reused.  An OUT_DIR
 # already built with the same profile, size and packages is left as it is.
 #
 # usage: build-docset.sh [--profile docset|support] OUT_DIR SIZE_MIB
@@ -137,7 +137,7 @@ support)
 	exit 2
 	;;
 esac
-cache=${CCACHE_DEV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ccache-dev}/$profile
+cache=${CCDEV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ccache-dev}/$profile
 # the docset's stamp is the one it always had (no profile=): docsets
 # built before profiles are not rebuilt
 stamp="size=$mib per_dir=$per_dir seed=$seed packages=${packages[*]}"

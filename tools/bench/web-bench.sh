@@ -43,7 +43,7 @@
 #   -k REQS        requests per keep-alive session (default 100)
 #   -s CONFIGS     only these configurations (names: -s help)
 #   -o DIR         results directory (default: a new directory under
-#                  ${CCACHE_DEV_CACHE:-~/.cache/ccache-dev}/bench/runs)
+#                  ${CCDEV_CACHE:-~/.cache/ccache-dev}/bench/runs)
 #   --recalibrate  measure the calibration even when one is cached
 #   --verify-all   verify every file of the docset in every configuration
 #                  (webload -V as the docset's first read; slower)
@@ -58,7 +58,7 @@ top=$(cd "$here/../.." && pwd)
 . "$top/tools/lib/image.sh"
 # shellcheck source=tools/lib/program.sh
 . "$top/tools/lib/program.sh"
-cache=${CCACHE_DEV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ccache-dev}
+cache=${CCDEV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ccache-dev}
 cmd="$0 $*"
 
 # name | label | RAM in R | ccache module | pool % (empty: its default) |
@@ -148,7 +148,7 @@ apache=$(PATH=$PATH:/usr/sbin command -v apache2)
 dmsetup=$(PATH=$PATH:/usr/sbin:/sbin command -v dmsetup)
 py=python3
 [[ ! -x /usr/bin/python3 ]] || py=/usr/bin/python3	# Debian's, with matplotlib
-release=${CCACHE_KVER:-$("$top/tools/kernels.sh" resolve 6.1)}
+release=${CCDEV_KVER:-$("$top/tools/kernels.sh" resolve 6.1)}
 
 run_id=$(date +%Y%m%d-%H%M%S)
 [[ $quick == 0 ]] || run_id+=-quick
@@ -251,7 +251,7 @@ if [[ $recal == 1 || ! -s $cal ]]; then
 		t=$({ TIMEFORMAT=%U; time lzop -c "$work/cal/sample" > /dev/null; } 2>&1)
 		host_s=$(awk -v a="$t" -v b="${host_s:-$t}" 'BEGIN { print (a < b ? a : b) }')
 	done
-	CCACHE_TCG_THREAD=multi "$top/tools/vm/boot.sh" -k "$release" -m 256 -c 2 -t 600 \
+	CCDEV_TCG_THREAD=multi "$top/tools/vm/boot.sh" -k "$release" -m 256 -c 2 -t 600 \
 		-d "ext4:$((sample_mib * 3 / 2 + 64))M:src=$work/cal" -a wb_mode=calibrate \
 		-o "$out/logs/calibrate.log" "$here/web-bench.guest" > "$out/logs/calibrate.boot" 2>&1 ||
 		{ cat "$out/logs/calibrate.boot" >&2; exit 1; }
@@ -402,7 +402,7 @@ for run in "${runs[@]}"; do
 	helper=$!
 	times > "$work/times0"
 	status=0
-	PATH="$work/shim:$PATH" WB_QMP=$work/qmp.sock CCACHE_TCG_THREAD=multi \
+	PATH="$work/shim:$PATH" WB_QMP=$work/qmp.sock CCDEV_TCG_THREAD=multi \
 		"$top/tools/vm/boot.sh" -k "$release" -m $((mem * mult)) -c 2 -t 3000 \
 		-d "ext4:${data_mib}M:img=$work/data.img:bps=$bps:iops=$iops" \
 		-d "ext4:${tools_mib}M:src=$t" -d raw:1M -a "wb_config=$name" \

@@ -7,7 +7,7 @@
 fileset() {
 	local tools set
 	tools=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-	set=${CCACHE_DEV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ccache-dev}/fileset-$1
+	set=${CCDEV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ccache-dev}/fileset-$1
 	if [[ ! -d $set ]]; then
 		echo "writing a $1 MiB file set to $set" >&2
 		rm -rf "$set.tmp"

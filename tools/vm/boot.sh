@@ -36,9 +36,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 # shellcheck source=tools/lib/image.sh
 . "$top/tools/lib/image.sh"
-release=${CCACHE_KVER:-} module=$top/ccache.ko mem='' cpus='' timeout=''
+release=${CCDEV_KVER:-} module=$top/ccache.ko mem='' cpus='' timeout=''
 log='' interactive=0 append='' disks=() test_disks=() prepare=''
-modopts=${CCACHE_MODOPTS:-} preload=${CCACHE_PRELOAD:-}
+modopts=${CCDEV_MODOPTS:-} preload=${CCDEV_PRELOAD:-}
 
 while getopts "k:M:m:c:t:d:o:a:p:l:i" opt; do
 	case $opt in
@@ -83,8 +83,8 @@ guest=$("$top/tools/kernels.sh" guest "$release")
 kernel=$guest/vmlinux
 # A debug kernel (tools/debug-kernel.sh, kernels.sh checkers) runs
 # everything several times slower: its guests get that many times longer
-# (CCACHE_TIMEOUT_FACTOR), and the guest's tests see the factor as
-# CCACHE_SLOWDOWN (the long runs do less there: cc_debug_kernel).
+# (CCDEV_TIMEOUT_FACTOR), and the guest's tests see the factor as
+# CCDEV_SLOWDOWN (the long runs do less there: cc_debug_kernel).
 # It keeps about 140 MiB of a guest's RAM for itself (a larger image,
 # KASAN's shadow, lockdep's tables): its guests get 160 MiB more, so tests
 # keep the memory pressure they were written for.  Its vmlinux cannot boot
@@ -93,7 +93,7 @@ kernel=$guest/vmlinux
 # firmware (about 10 s more).
 slowdown=1
 if "$top/tools/kernels.sh" checkers "$release"; then
-	slowdown=${CCACHE_TIMEOUT_FACTOR:-5}
+	slowdown=${CCDEV_TIMEOUT_FACTOR:-5}
 	timeout=$((timeout * slowdown))
 	mem=$((mem + 160))
 	kernel=$guest/boot/vmlinuz-$release
@@ -153,24 +153,24 @@ for i in "${!disks[@]}"; do
 done
 
 {
-	echo "CCACHE_TEST=${test:+/selftests/.test}"
-	echo "CCACHE_DISKS='${fslist[*]}'"
-	echo "CCACHE_SHELL=$interactive"
-	echo "CCACHE_MODOPTS='$modopts'"
-	echo "CCACHE_PRELOAD='$preload'"
-	echo "CCACHE_SLOWDOWN=$slowdown"
+	echo "CCDEV_TEST=${test:+/selftests/.test}"
+	echo "CCDEV_DISKS='${fslist[*]}'"
+	echo "CCDEV_SHELL=$interactive"
+	echo "CCDEV_MODOPTS='$modopts'"
+	echo "CCDEV_PRELOAD='$preload'"
+	echo "CCDEV_SLOWDOWN=$slowdown"
 } > "$stage/run.conf"
 (cd "$stage" && find . | cpio -o -H newc --quiet) > "$run/run.cpio"
 cat "$base" "$run/run.cpio" > "$run/initrd"
 
 # Guests of more than one vCPU run single-threaded TCG (the vCPUs take
-# turns on one host thread) unless CCACHE_TCG_THREAD says otherwise.  With
+# turns on one host thread) unless CCDEV_TCG_THREAD says otherwise.  With
 # one host thread per vCPU, a vCPU sometimes runs a stale translation of
 # kernel text another vCPU has just patched through int3 (text_poke_bp):
 # "Oops: int3" on a jump label in ktime_get() or sched_clock_cpu() during
 # boot of Debian's 7.3 (1 boot in about 10, ccache not loaded), and at the
 # ftrace and tracepoint sites ccache's unload patches on 6.12 and 7.3.
-tcg_thread=${CCACHE_TCG_THREAD:-$([[ $cpus -gt 1 ]] && echo single || echo multi)}
+tcg_thread=${CCDEV_TCG_THREAD:-$([[ $cpus -gt 1 ]] && echo single || echo multi)}
 # Without the host's TSC rate a TCG guest sometimes hangs calibrating it.
 khz=$(awk -F: '/^cpu MHz/ { printf "%d", $2 * 1000; exit }' /proc/cpuinfo)
 # shellcheck disable=SC2054 # commas inside QEMU options

@@ -16,7 +16,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/program.sh"
 release=${1:?usage: initramfs.sh RELEASE}
 guest=$("$here/../kernels.sh" guest "$release")
-cache=${CCACHE_DEV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ccache-dev}/initramfs
+cache=${CCDEV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ccache-dev}/initramfs
 
 # Kernel modules every guest may need; those built into a kernel are skipped.
 modules="virtio_mmio virtio_blk loop ext4 xfs zsmalloc crc32c_generic libcrc32c
