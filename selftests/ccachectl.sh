@@ -1,13 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # tools/ccachectl (boot.sh puts it at /usr/sbin/ccachectl) against the real
-# module: status and --json agree with the statistics after pages were
-# evicted into ccache, set writes a good value and refuses a bad one,
-# watch prints rates while a re-read is served, flush empties the store
-# through the module's flush file and leaves the page cache alone, and an
-# unprivileged user can read but not write.  The host test
-# host/ccachectl.sh checks the corner cases against a fake tree.
-# VM: mem=192 cpus=2 disk=ext4:512M timeout=180
+# module, whose names it takes from sysfs: status and --json agree with
+# the statistics after pages were evicted into ccache and show every
+# statistic, knob and offload backend the module has; set writes good
+# values, leaves every knob as it was when the module refuses one
+# (putting back those it already wrote) and shows the kernel's reason
+# and modinfo's description; watch prints rates while a re-read is
+# served; flush empties the store through the module's flush file and
+# leaves the page cache alone; an unprivileged user can read but not
+# write; bad usage exits 2.
+# VM: mem=192 cpus=2 disk=ext4:512M timeout=240
 # shellcheck source=selftests/lib/tap.sh
 . ./lib/tap.sh
 # shellcheck source=selftests/progs/cctest.sh
@@ -40,11 +43,25 @@ col() {
 }
 
 # ---- before the module is loaded ----
-out=$($CTL status 2>&1)
-check_eq "not loaded: status exits 1" $? 1
-check "not loaded: status says so" has 'ccache is not loaded'
+for cmd in status "status --json" "watch -n 1" "set max_pool_percent=30" flush; do
+	# shellcheck disable=SC2086 # a command and its arguments
+	out=$($CTL $cmd 2>&1)
+	check_eq "not loaded: $cmd exits 1" $? 1
+	check "not loaded: $cmd says so" has 'ccache is not loaded'
+done
 check "not loaded: --version says so" \
 	sh -c "$CTL --version | grep -q 'module not loaded'"
+
+# ---- bad usage: exit 2 ----
+for cmd in frobnicate "status --frob" "watch -i 0 -n 1" "watch -i abc -n 1" \
+	"watch -n x" "watch -n 0" "watch -n" set "set max_pool_percent"; do
+	# shellcheck disable=SC2086 # a command and its arguments
+	out=$($CTL $cmd 2>&1)
+	check_eq "usage: $cmd exits 2" $? 2
+	check "usage: $cmd points to --help" has 'see ccachectl --help'
+done
+out=$($CTL --help)
+check "--help describes the knobs from modinfo" has '^  max_pool_percent: .*1-90'
 
 # ---- pages in the store ----
 # shellcheck disable=SC2119 # no module options
@@ -74,6 +91,11 @@ ratio=$(col RATIO)
 check "status: a compression ratio above 1 ($ratio)" \
 	awk -v r="$ratio" 'BEGIN { exit !(r + 0 > 1) }'
 check "status: a pool limit" test -n "$(col POOL-LIMIT)"
+# REJECTED, then one column per reject_* file
+check_eq "status: a column for every reject_* file" \
+	"$(printf '%s\n' "$out" | awk '/^REJECTED/ { print NF - 1 }')" \
+	"$(find /sys/kernel/mm/ccache -maxdepth 1 -name 'reject_*' | wc -l)"
+check_fails "status: no trailing blanks" has ' $'
 
 # ---- status --json (no python in the guest: a line-by-line check) ----
 show $CTL status --json
@@ -87,6 +109,34 @@ check_eq "json: every line is well-formed" "$bad" 0
 check_eq "json: braces balance" \
 	"$(printf '%s\n' "$json" | tr -cd '{' | wc -c)" \
 	"$(printf '%s\n' "$json" | tr -cd '}' | wc -c)"
+check_eq "--json alone is status --json" "$($CTL --json)" "$json"
+
+# json_keys OBJECT: the keys of the top-level OBJECT of $json, sorted,
+# on one line
+json_keys() {
+	printf '%s\n' "$json" | awk -v o="\"$1\": {" '
+		index($0, o) == 3 { on = 1; next }
+		on && /^  \}/ { exit }
+		on && /^    "/ { split($0, k, "\""); print k[2] }' |
+		LC_ALL=C sort | tr '\n' ' '
+}
+# names DIR FIND-TEST...: the names of the entries of DIR that pass the
+# find tests, sorted, on one line
+names() {
+	d=$1
+	shift
+	find "$d" -mindepth 1 -maxdepth 1 "$@" -exec basename {} \; |
+		LC_ALL=C sort | tr '\n' ' '
+}
+S=/sys/kernel/mm/ccache
+check_eq "json: statistics are the module's readable files but version" \
+	"$(json_keys statistics)" "$(names $S -type f -perm -0400 ! -name version)"
+check_eq "json: parameters are the module's knobs" \
+	"$(json_keys parameters)" "$(names $P -type f)"
+check_eq "json: offload_backends are the module's" \
+	"$(json_keys offload_backends)" "$(names $S/offload -type d)"
+check_fails "json: a write-only file is no statistic" has '"flush"'
+check "json: a pool limit" has '^  "pool_limit_bytes": [0-9]+,$'
 
 # ---- set ----
 show $CTL set max_pool_percent=30
@@ -94,17 +144,9 @@ check_eq "set max_pool_percent=30 exits 0" $? 0
 check_eq "max_pool_percent is 30" "$(cat $P/max_pool_percent)" 30
 show $CTL set max_pool_percent=500
 check_eq "set max_pool_percent=500 exits 1" $? 1
-check "set max_pool_percent=500 names the range" has 'from 1 to 90'
+check "set max_pool_percent=500: the kernel's reason" has 'from 1 to 90'
+check "set max_pool_percent=500: modinfo's description" has '^  max_pool_percent: '
 check_eq "max_pool_percent is still 30" "$(cat $P/max_pool_percent)" 30
-show $CTL set compressor=nosuchalg
-check_eq "set compressor=nosuchalg exits 1" $? 1
-check_eq "compressor unchanged" "$(cat $P/compressor)" lzo
-# lz4 is a module nobody loaded yet: ccachectl finds it in modules.alias
-show $CTL set compressor=lz4 accept_threshold_percent=80
-check_eq "set compressor=lz4 accept_threshold_percent=80 exits 0" $? 0
-check_eq "compressor is lz4" "$(cat $P/compressor)" lz4
-check_eq "accept_threshold_percent is 80" "$(cat $P/accept_threshold_percent)" 80
-check "set compressor=lzo back" $CTL set compressor=lzo
 
 # ---- watch while a re-read is served ----
 cc_snap watch
@@ -142,6 +184,61 @@ check_eq "capturing is on" "$(cat $P/enabled)" Y
 # ccfile resident: "FILE CACHED/TOTAL"
 cached=$("$CCFILE" resident "$dir/f1" | awk 'NR == 1 { split($2, r, "/"); print r[1] }')
 check_gt "f1 is still in the page cache" "${cached:-0}" 0
+
+# ---- set: what the module refuses changes nothing ----
+# state: every knob, to see that nothing changed
+state() {
+	grep -r . $P | sort
+}
+# refused VALUE...: set VALUE... (one argument each, "|" between them)
+# fails and changes no knob (three checks)
+refused() {
+	before=$(state)
+	IFS='|'
+	# shellcheck disable=SC2086 # arguments apart at "|"
+	set -- $1
+	unset IFS
+	out=$($CTL set "$@" 2>&1)
+	check_eq "set $*: refused" $? 1
+	printf '%s\n' "$out" | sed 's/^/#   /'
+	check "set $*: says why" has '(the kernel refused|unknown knob)'
+	check_eq "set $*: no knob changed" "$(state)" "$before"
+}
+for bad in max_pool_percent=-1 max_pool_percent=0 max_pool_percent=91 \
+	max_pool_percent=99999999999 max_pool_percent=abc max_pool_percent= \
+	max_pool_percent=1.5 'max_pool_percent=3 0' accept_threshold_percent=101 \
+	enabled=maybe enabled= compressor=nosuchalg compressor= compressor=LZO \
+	compressor=../lzo offload=gpu offload= offload_batch=0 offload_batch=1025 \
+	offload_sched=fast offload_cpus=7 offload_cpus=1-0 offload_cpus=x \
+	filesystems=btrfs filesystems=ext4,,xfs nosuch=1 ../parameters/enabled=0 \
+	'max_pool_percent=40|offload_batch=0' 'offload=inline|compressor=lz4'; do
+	refused "$bad"
+done
+check "set nosuch=1: names the knobs" \
+	sh -c "$CTL set nosuch=1 2>&1 | grep -q 'knobs: .*max_pool_percent'"
+check "set max_pool_percent=40 offload_batch=0: names offload_batch" \
+	sh -c "$CTL set max_pool_percent=40 offload_batch=0 2>&1 | grep -q 'refused offload_batch=0'"
+
+# inline compresses with lzo and lzo-rle only: the order matters
+check "set compressor=lz4 (a module nobody loaded yet)" $CTL set compressor=lz4
+refused offload=inline
+check "set compressor=lzo offload=inline" $CTL set compressor=lzo offload=inline
+check_eq "offload is inline" "$(cat $P/offload)" inline
+check "set offload=cpu compressor=lz4 accept_threshold_percent=80" \
+	$CTL set offload=cpu compressor=lz4 accept_threshold_percent=80
+check_eq "compressor is lz4" "$(cat $P/compressor)" lz4
+check_eq "accept_threshold_percent is 80" "$(cat $P/accept_threshold_percent)" 80
+
+for good in max_pool_percent=1 max_pool_percent=90 max_pool_percent=030 \
+	accept_threshold_percent=0 accept_threshold_percent=100 enabled=0 \
+	enabled=on enabled=Y offload=acomp-async offload=cpu offload_batch=1 \
+	offload_batch=1024 offload_sched=nice offload_sched=idle offload_cpus=1 \
+	offload_cpus=0-1 offload_cpus=all filesystems=xfs filesystems=none \
+	filesystems=ext4,xfs compressor=lzo max_pool_percent=30 \
+	accept_threshold_percent=90 offload_batch=16; do
+	show $CTL set "$good"
+	check_eq "set $good: taken" $? 0
+done
 
 # ---- as an unprivileged user ----
 if [ ! -e /etc/passwd ]; then
