@@ -11,11 +11,6 @@ CCFILE=/selftests/progs/ccfile
 # shellcheck disable=SC2034 # used by progs/fsx.sh and progs/lifecycle.sh
 FSX=/usr/local/libexec/ccache-dev/fsx
 CCSTATS=/sys/kernel/mm/ccache
-CC_STAT_NAMES="stored_pages original_bytes compressed_bytes mem_used_bytes
-	hits misses captures reject_poor_compression reject_staging_full
-	reject_pool_limit reject_alloc_failure reject_policy invalidations
-	lru_evictions shrinker_frees same_filled_pages compression_ratio_permille
-	reject_offload"
 export CCFILE_MODELS=/tmp/ccmodel
 
 # cc_stat NAME: one statistic; "missing" when there is no such file
@@ -23,10 +18,18 @@ cc_stat() {
 	cat "$CCSTATS/$1" 2>/dev/null || echo missing
 }
 
+# cc_stat_names: the module's statistics, the files of $CCSTATS whose
+# mode lets their owner read them (not the write-only controls), without
+# version; none when ccache is not loaded
+cc_stat_names() {
+	find "$CCSTATS" -maxdepth 1 -type f -perm -0400 ! -name version \
+		2>/dev/null | sed 's|.*/||' | LC_ALL=C sort
+}
+
 # cc_show [LABEL]: every statistic on one TAP comment line
 cc_show() {
 	line="# ccache${1:+ $1}:"
-	for s in $CC_STAT_NAMES; do
+	for s in $(cc_stat_names); do
 		line="$line $s=$(cc_stat "$s")"
 	done
 	echo "$line"
@@ -39,7 +42,7 @@ disk_reads() {
 
 # cc_snap NAME: remember every statistic and the disk read counters
 cc_snap() {
-	for s in $CC_STAT_NAMES; do
+	for s in $(cc_stat_names); do
 		eval "snap_${1}_$s=\$(cc_stat $s)"
 	done
 	for d in vda vdb; do
@@ -48,13 +51,13 @@ cc_snap() {
 }
 
 # cc_delta NAME STAT: how much STAT (a statistic, vda or vdb) grew since
-# cc_snap NAME; a missing statistic counts as 0
+# cc_snap NAME; a statistic missing then or now counts as 0
 cc_delta() {
 	case $2 in
 	vd?) now=$(disk_reads "$2") ;;
 	*) now=$(cc_stat "$2") ;;
 	esac
-	eval "was=\${snap_${1}_$2}"
+	eval "was=\${snap_${1}_$2:-missing}"
 	# shellcheck disable=SC2154 # set by the eval
 	case "$now$was" in
 	*[!0-9]*) echo 0 ;;
