@@ -17,6 +17,8 @@
 #                   plain kernel, report in ~/.cache/ccache-dev/bench/runs
 #                   (QUICK=1: three configurations once, under 12 minutes;
 #                   REPS=N: N repetitions of each, default 3)
+#   make walkthrough  packaging/README.rst's walk-through in a guest
+#                   (selftests/walkthrough.sh: the DKMS package, perf)
 #   make shell      a shell in a guest with ccache loaded
 #   make lint       checkpatch --strict and shellcheck
 #   make install    install into /lib/modules/RELEASE and run depmod, then
@@ -29,11 +31,12 @@
 # KVER takes a full release (6.1.0-56-amd64) or a series (6.1, 6.12, 7,
 # 6.1-debug: tools/debug-kernel.sh's kernel).
 # With neither KVER nor KDIR: the running kernel when its headers are
-# installed, else the newest installed headers.  check, matrix, demo and
-# shell install what they need first (tools/setup.sh).
+# installed, else the newest installed headers.  check, matrix, demo,
+# bench-*, walkthrough, shell and dkms-deb install what they need first,
+# each for its own purpose (tools/setup.sh --for; SETUP=: skips it).
 
 KERNELS := tools/kernels.sh
-SETUP := tools/setup.sh
+SETUP ?= tools/setup.sh
 SRC := $(CURDIR)
 DEBUG_KERNEL := tools/debug-kernel.sh
 
@@ -66,7 +69,7 @@ endif
 export CCDEV_WERROR ?= y
 
 .PHONY: all modules test-modules test-progs check check-full check-debug matrix demo bench-offload \
-	bench-web shell lint install install-tools dkms-src dkms-deb clean
+	bench-web walkthrough shell lint install install-tools dkms-src dkms-deb clean
 
 all: modules
 
@@ -94,7 +97,8 @@ test-progs:
 KERNEL ?= 6.1
 
 check check-full:
-	@$(SETUP) $(if $(filter 6.1 6.1-debug,$(KERNEL)),,--all)
+	@$(SETUP) $(if $(filter 6.1 6.1-debug,$(KERNEL)),,--all) --for check \
+		$(if $(filter 6.1-debug,$(KERNEL)),--for debug)
 	@$(if $(filter 6.1-debug,$(KERNEL)),$(DEBUG_KERNEL) >/dev/null)
 	@$(MAKE) --no-print-directory KVER=$(KERNEL) modules test-modules test-progs
 	@selftests/run.sh $(if $(filter check-full,$@),-f) -k $$($(KERNELS) resolve $(KERNEL))
@@ -108,22 +112,27 @@ matrix:
 	done
 
 demo:
-	@$(SETUP)
+	@$(SETUP) --for guest
 	@$(MAKE) --no-print-directory KVER=6.1 modules
 	@tools/demo.sh
 
 bench-offload:
-	@$(SETUP)
+	@$(SETUP) --for guest
 	@$(MAKE) --no-print-directory KVER=6.1 modules test-modules
 	@tools/offload-bench.sh
 
 bench-web:
-	@$(SETUP)
+	@$(SETUP) --for bench
 	@$(MAKE) --no-print-directory KVER=6.1 modules
 	@tools/bench/web-bench.sh $(if $(filter-out 0,$(QUICK)),--quick) $(if $(REPS),-r $(REPS))
 
+walkthrough:
+	@$(SETUP) --for walkthrough
+	@$(MAKE) --no-print-directory KVER=6.1 modules test-progs
+	@selftests/run.sh -k $$($(KERNELS) resolve 6.1) walkthrough.sh
+
 shell:
-	@$(SETUP)
+	@$(SETUP) --for guest
 	@$(MAKE) --no-print-directory KVER=6.1 modules
 	@tools/vm/boot.sh -i -d ext4:1G
 
@@ -174,6 +183,7 @@ dkms-src:
 DEB_ROOT := $(DIST)/deb
 DEB_DOC := $(DEB_ROOT)/usr/share/doc/$(DEB_PKG)
 dkms-deb: dkms-src
+	@$(SETUP) --for package
 	@rm -rf $(DEB_ROOT) $(DEB)
 	@mkdir -p $(DEB_ROOT)/usr/src $(DEB_ROOT)/DEBIAN
 	@cp -R $(DKMS_SRC) $(DEB_ROOT)/usr/src/

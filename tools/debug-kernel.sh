@@ -102,7 +102,7 @@ EOF
 )
 
 pkgver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null) ||
-	die "linux-source-6.1 is not installed: run tools/setup.sh"
+	die "linux-source-6.1 is not installed: run tools/setup.sh --for debug"
 hash=$(printf '%s\n%s\n' "$pkgver" "$FRAGMENT" | sha256sum | cut -c1-8)
 release=${pkgver%%-*}-ccache-debug-$hash
 dir=$CACHE/kernels/$release
@@ -116,7 +116,7 @@ esac
 mkdir -p "$CACHE/kernels"
 exec 9>"$CACHE/kernels/.$release.lock" && flock 9 # one build at a time
 [[ ! -f $dir/.complete ]] || { echo "$release" && exit 0; }
-[[ -f $TARBALL ]] || die "no $TARBALL: run tools/setup.sh"
+[[ -f $TARBALL ]] || die "no $TARBALL: run tools/setup.sh --for debug"
 
 # Lowest priority: other guests on this machine keep their timing.
 slow() { nice -n 19 ionice -c3 "$@"; }

@@ -29,12 +29,12 @@ for s in "${series[@]}"; do
 		if command -v dkms >/dev/null; then
 			builds+=("$rel $kd")
 		else
-			skips+=("$rel|no dkms on the host (tools/setup.sh installs it)")
+			skips+=("$rel|no dkms on the host (make dkms-deb or tools/setup.sh --for package installs it, make check does not)")
 		fi
 	elif ((EUID != 0)); then
 		skips+=("$rel|building in ${kd%/usr/src/*} needs root (chroot)")
 	elif [[ ! -x ${kd%/usr/src/*}/usr/sbin/dkms ]]; then
-		skips+=("$rel|no dkms in ${kd%/usr/src/*} (tools/setup.sh --all installs it)")
+		skips+=("$rel|no dkms in ${kd%/usr/src/*} (tools/setup.sh --all --for package installs it)")
 	else
 		builds+=("$rel $kd")
 	fi

@@ -54,7 +54,7 @@ skip() { # PIECE REASON
 # ---- perf and its libraries, at the same paths ----
 perf=$(command -v perf || true)
 if [[ -z $perf ]]; then
-	skip perf "no perf on the host (tools/setup.sh installs linux-perf)"
+	skip perf "no perf on the host (make walkthrough installs linux-perf, make check does not)"
 else
 	perf=$(readlink -f "$perf")
 	copy_program "$stage" "$perf"
@@ -79,7 +79,7 @@ elif [[ -z $kd ]]; then
 elif ! command -v dpkg-deb > /dev/null; then
 	why="no dpkg-deb: not a Debian host"
 elif [[ ! -x $base/usr/sbin/dkms || ! -x $base/usr/bin/dpkg ]]; then
-	why="no dkms or dpkg in $base (tools/setup.sh installs dkms)"
+	why="no dkms or dpkg in $base (make walkthrough installs dkms, make check does not)"
 elif ! grep -qw overlay /proc/filesystems; then
 	why="overlay is not loaded on this host (the harness loads no host module)"
 fi
@@ -94,7 +94,7 @@ trap 'umount -R "$tmp" 2>/dev/null || umount -R -l "$tmp"; rmdir "$tmp"' EXIT
 mount -t tmpfs tmpfs "$tmp"
 version=$(sed -n 's/^#define CCACHE_VERSION "\(.*\)"$/\1/p' "$top/ccache/ccache.h")
 deb=ccache-dkms_${version}_all.deb
-make -s --no-print-directory -C "$top" dkms-deb DIST="$tmp/dist" > /dev/null
+make -s --no-print-directory -C "$top" dkms-deb DIST="$tmp/dist" SETUP=: > /dev/null
 
 root=$tmp/root
 mkdir -p "$tmp/upper" "$tmp/work" "$root"

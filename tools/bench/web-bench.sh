@@ -48,8 +48,8 @@
 #   --verify-all   verify every file of the docset in every configuration
 #                  (webload -V as the docset's first read; slower)
 # Needs ccache.ko built for 6.1 (make KVER=6.1), and nginx, apache2, lzop,
-# dmsetup, python3-matplotlib on the host (tools/setup.sh); make bench-web
-# does both.
+# dmsetup, python3-matplotlib on the host (tools/setup.sh --for bench);
+# make bench-web does both.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -141,7 +141,7 @@ fi
 
 for c in qemu-system-x86_64 mkfs.ext4 lzop nginx apache2 dmsetup gcc make; do
 	command -v "$c" > /dev/null || PATH=$PATH:/usr/sbin:/sbin command -v "$c" > /dev/null ||
-		{ echo "web-bench: no $c: run tools/setup.sh" >&2; exit 1; }
+		{ echo "web-bench: no $c: run tools/setup.sh --for bench" >&2; exit 1; }
 done
 nginx=$(PATH=$PATH:/usr/sbin command -v nginx)
 apache=$(PATH=$PATH:/usr/sbin command -v apache2)
