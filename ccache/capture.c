@@ -171,9 +171,8 @@ static bool ccache_capture_page(struct ccache_inode *ci, struct folio *folio,
 	 * eviction, as zswap gives its new entries (6.8 on): reclaim calls
 	 * shrinkers right after the LRU scan that filled the pool, and
 	 * without one offload=inline, which stores while that reclaim runs,
-	 * lost most of what it had just stored (serve_read.sh: 115 hits of
-	 * 8192 pages, 6162 shrinker frees; with it 7266 hits, 0 frees).  A
-	 * page of the working set gets a second one.
+	 * loses most of what it has just stored (Documentation/design.rst).
+	 * A page of the working set gets a second one.
 	 */
 	e->referenced = 1 + folio_test_workingset(folio);
 	/* one walk of the index stores the new entry and finds an old one */

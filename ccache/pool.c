@@ -33,12 +33,12 @@ LIST_HEAD(ccache_lru);
  * The pool yields memory to the shrinker only once the page cache's file
  * LRU has shrunk below 1/CCACHE_SHRINK_FILE_SHARE of RAM.  Reclaim of
  * streaming file I/O calls shrinkers in step with the very evictions that
- * fill the pool: answering every call emptied most of the pool as fast as
- * it filled (measured with tools/demo.sh), although evicting an
- * uncompressed file page into the pool frees more memory than dropping a
- * compressed one.  Once other memory has pushed the page cache that far
- * down, reclaim finds little else to free, and the pool gives memory back
- * like any cache.  max_pool_percent bounds it the rest of the time.
+ * fill the pool: answering every call empties most of the pool as fast as
+ * it fills (Documentation/design.rst), although evicting an uncompressed
+ * file page into the pool frees more memory than dropping a compressed
+ * one.  Once other memory has pushed the page cache that far down,
+ * reclaim finds little else to free, and the pool gives memory back like
+ * any cache.  max_pool_percent bounds it the rest of the time.
  * Nor does it give anything back while more than 1/CCACHE_SHRINK_FREE_SHARE
  * of RAM is free: drop_slab() ("echo 2 > drop_caches") calls every
  * shrinker whether memory is short or not, and the pool must survive the
@@ -143,12 +143,12 @@ static unsigned long ccache_lru_evict(unsigned long nr, unsigned long budget,
  * the LRU for every CCACHE_FULL_TURNOVER pages rejected.
  *
  * That turnover is slow: a pool filled by one pass over cold data (a
- * backup, a crawler, a benchmark's prefill) stayed full of it while the
- * pages a server reads all the time were refused (web-bench, 60%: 14485
- * refused, 1791 evicted over the nginx phase).  So a page that shows it
- * is read again takes the place of the LRU's oldest entry, one for one,
- * the pool's size unchanged.  Two signs count, both of which one pass
- * over a set larger than the cache never gives:
+ * backup, a crawler, a benchmark's prefill) stays full of it while the
+ * pages a server reads all the time are refused (Documentation/design.rst
+ * has the figures).  So a page that shows it is read again takes the
+ * place of the LRU's oldest entry, one for one, the pool's size
+ * unchanged.  Two signs count, both of which one pass over a set larger
+ * than the cache never gives:
  *
  * - the kernel marked the page workingset (it was read again while
  *   cached, or soon after an eviction);
@@ -159,8 +159,7 @@ static unsigned long ccache_lru_evict(unsigned long nr, unsigned long budget,
  *   older one in its slot, so the table remembers about the last that
  *   many refusals, and the kernel's workingset detection (which only
  *   looks as far back as the page cache is large, and a full pool leaves
- *   the page cache small) none of them (web-bench, 60%, with workingset
- *   alone: 9210 refused, 6144 replaced, hit ratio 0.22).
+ *   the page cache small) none of them.
  *
  * The state is only used by the compression worker, which runs one
  * instance at a time.
@@ -264,8 +263,7 @@ unsigned long ccache_pool_alloc(const void *data, unsigned int len,
 	/*
 	 * zswap's flags: wake kswapd but never reclaim directly.  A cache
 	 * drops a page rather than reclaim hard to keep it, and hard reclaim
-	 * here stalled the publish worker, and module unload behind it, for
-	 * minutes under pressure (rmmod_under_load.sh on 6.12).
+	 * here stalls the publish worker, and module unload behind it.
 	 */
 	handle = ccache_fault(CCACHE_FAULT_POOL) ? 0 :
 		 ccache_zs_malloc(ccache_zpool, len,
@@ -346,8 +344,8 @@ static unsigned long ccache_shrink_scan(struct shrinker *s,
 	 * at, second chances included, so that a scan of the whole pool,
 	 * which the kernel asks for when reclaim is desperate, frees every
 	 * entry that had one chance: looking at only nr_to_scan entries
-	 * (list_lru_walk()'s convention) let a pool of new entries give
-	 * nothing back, and rmmod_under_load.sh on 6.12 saw the OOM killer.
+	 * (list_lru_walk()'s convention) lets a pool of new entries give
+	 * nothing back, and the OOM killer fire.
 	 */
 	nr = max(sc->nr_to_scan * stored / max(bytes >> PAGE_SHIFT, 1UL), 1UL);
 	n = ccache_lru_evict(nr, 2 * nr, NULL, true);
@@ -360,10 +358,9 @@ static unsigned long ccache_shrink_scan(struct shrinker *s,
  * picks a victim, and goes back to reclaim instead when they freed
  * something.  A cache must never cost a process its life, yet the
  * shrinker can decline until then (the file LRU share above counts pages
- * that reclaim could not take: the OOM killer fired on 6.12 with 14 MB
- * of hot file pages left).  So every entry goes, second chances or not,
- * a batch at a time (at most 4 * CCACHE_OOM_BATCH looked at under the
- * lock) to keep interrupts on in between; marks on files stay.
+ * that reclaim could not take).  So every entry goes, second chances or
+ * not, a batch at a time (at most 4 * CCACHE_OOM_BATCH looked at under
+ * the lock) to keep interrupts on in between; marks on files stay.
  */
 #define CCACHE_OOM_BATCH 256
 

@@ -41,8 +41,8 @@ static DECLARE_WORK(ccache_graveyard_worker, ccache_graveyard_work);
 /*
  * Entries kept ready for the capture probe, on ccache_entry_reserve (linked
  * by their list field) under ccache_lock.  A slab allocation in the probe
- * (GFP_NOWAIT, interrupts off) cost a third as much as copying the page
- * there, measured under TCG; the probe holds ccache_lock anyway, so taking
+ * (GFP_NOWAIT, interrupts off) is costly beside copying the page there
+ * (Documentation/design.rst); the probe holds ccache_lock anyway, so taking
  * an entry from the reserve is a list operation.  The publish worker tops
  * the reserve up in process context, and freed entries go back to it;
  * the probe falls back to the slab when it is empty.  Reserved entries
@@ -264,8 +264,8 @@ void ccache_graveyard_drain(void)
  *
  * Context: process context, no ccache_lock.  It runs while reclaim is
  * busy, so it takes only memory that is free (GFP_NOWAIT) and stops at
- * the first failure: direct reclaim here stalled the publish worker and,
- * through it, module unload for minutes.
+ * the first failure: direct reclaim here would stall the publish worker
+ * and, through it, module unload.
  */
 void ccache_entry_reserve_fill(void)
 {
