@@ -337,7 +337,6 @@ static void ccache_publish_stage(struct ccache_stage *stage)
 {
 	struct kspu_job *job = &stage->job;
 	struct ccache_entry *e = job->priv;
-	enum ccache_reject why;
 	unsigned long handle;
 
 	if (!e->ci)			/* erased meanwhile */
@@ -366,13 +365,16 @@ static void ccache_publish_stage(struct ccache_stage *stage)
 	if (ccache_fault(CCACHE_FAULT_CORRUPT))
 		ccache_fault_corrupt(stage->page, job->out_len);
 	/* a workingset page got two chances (ccache_capture_page()) */
-	handle = ccache_pool_alloc(stage->page, job->out_len, stage->tag,
-				   e->referenced > 1, &why);
+	if (!ccache_pool_admit(stage->tag, e->referenced > 1)) {
+		ccache_discard(e, CCACHE_REJECT_POOL_LIMIT);
+		return;
+	}
+	handle = ccache_pool_alloc(stage->page, job->out_len);
 	if (!handle)
-		ccache_discard(e, why);
+		ccache_discard(e, CCACHE_REJECT_ALLOC_FAILURE);
 	else if (!ccache_publish(e, CCACHE_COMPRESSED, handle, job->out_len,
 				 job->alg))
-		ccache_pool_free_handle(handle);
+		ccache_pool_free(handle);
 }
 
 static void ccache_publish_work(struct work_struct *work)

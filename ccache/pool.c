@@ -1,57 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Compressed memory: the zsmalloc pool holding compressed pages, its size
- * limit, the LRU that makes room when the limit is reached, and the
- * shrinker that gives memory back when the system needs it.
+ * The zsmalloc pool holding compressed pages: allocation, freeing and
+ * loading of objects, and the memory the pool takes.  It knows nothing of
+ * entries' lives or of the limit (lru.c decides what may be stored,
+ * store.c when an object is freed).
  *
- * The LRU holds stored entries oldest first, under ccache_lock.  Every new
- * entry gets a second chance, and one captured from a page the kernel had
- * marked workingset (it had come back from eviction before) a third: each
- * time the LRU's old end reaches an entry with a chance left, it uses one
- * and moves to the young end instead of being evicted (capture.c says why
- * new entries get one).
- *
- * Everything here runs in process context without ccache_lock except where
- * a function says otherwise: zsmalloc may not be called under it.
+ * zsmalloc may not be called under ccache_lock: everything here runs in
+ * process context without it.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
-#include <linux/log2.h>
 #include <linux/mm.h>
-#include <linux/oom.h>
-#include <linux/shrinker.h>
-#include <linux/slab.h>
 
 #include "ccache.h"
 #include "store.h"
-#include "trace.h"
 #include "../include/compat.h"
 
-LIST_HEAD(ccache_lru);
-
-/*
- * The pool yields memory to the shrinker only once the page cache's file
- * LRU has shrunk below 1/CCACHE_SHRINK_FILE_SHARE of RAM.  Reclaim of
- * streaming file I/O calls shrinkers in step with the very evictions that
- * fill the pool: answering every call empties most of the pool as fast as
- * it fills (Documentation/design.rst), although evicting an uncompressed
- * file page into the pool frees more memory than dropping a compressed
- * one.  Once other memory has pushed the page cache that far down,
- * reclaim finds little else to free, and the pool gives memory back like
- * any cache.  max_pool_percent bounds it the rest of the time.
- * Nor does it give anything back while more than 1/CCACHE_SHRINK_FREE_SHARE
- * of RAM is free: drop_slab() ("echo 2 > drop_caches") calls every
- * shrinker whether memory is short or not, and the pool must survive the
- * inode cache being dropped (its keys outlive the inodes).
- */
-#define CCACHE_SHRINK_FILE_SHARE 16
-#define CCACHE_SHRINK_FREE_SHARE 16
-
 static struct zs_pool *ccache_zpool;
-static struct shrinker *ccache_shrinker;
-/* pages the full pool refused (ccache_pool_admit()) */
-static u32 *ccache_refused;		/* ccache_page_tag()s, 0: none */
-static unsigned long ccache_refused_mask;	/* slots - 1, a power of 2 */
 
 /**
  * ccache_pool_bytes() - Return: memory the pool takes from the system.
@@ -59,25 +22,6 @@ static unsigned long ccache_refused_mask;	/* slots - 1, a power of 2 */
 unsigned long ccache_pool_bytes(void)
 {
 	return zs_get_total_pages(ccache_zpool) << PAGE_SHIFT;
-}
-
-/* The pool's limit in bytes; metadata counts against it too. */
-static unsigned long ccache_pool_limit(unsigned int percent)
-{
-	return (totalram_pages() * percent / 100) << PAGE_SHIFT;
-}
-
-/**
- * ccache_pool_used() - Return: memory the pool and the store's metadata
- * take, the bytes that count against max_pool_percent (staging buffers
- * do not).
- */
-unsigned long ccache_pool_used(void)
-{
-	return ccache_pool_bytes() +
-	       ccache_stat_read(entries) * sizeof(struct ccache_entry) +
-	       ccache_stat_read(inodes) * sizeof(struct ccache_inode) +
-	       (ccache_refused_mask + 1) * sizeof(*ccache_refused);
 }
 
 /**
@@ -93,173 +37,20 @@ size_t ccache_pool_max_object(void)
 	return zs_huge_class_size(ccache_zpool) - 1;
 }
 
-/*
- * Evict up to @nr entries from the LRU's old end, looking at no more than
- * @budget entries: one with a second chance left (->referenced) loses it
- * and goes back to the young end instead.  Frees their memory before
- * returning; @shrinker says for whom (the tracepoint tells).  Return: how
- * many were evicted; *@looked: how many entries were looked at, 0 only
- * when the LRU is empty.
- */
-static unsigned long ccache_lru_evict(unsigned long nr, unsigned long budget,
-				      unsigned long *looked, bool shrinker)
-{
-	unsigned long evicted = 0, seen = 0;
-	struct ccache_inode *ci;
-	struct ccache_entry *e;
-	unsigned long flags;
-
-	spin_lock_irqsave(&ccache_lock, flags);
-	while (evicted < nr && seen < budget && !list_empty(&ccache_lru)) {
-		seen++;
-		e = list_first_entry(&ccache_lru, struct ccache_entry, list);
-		if (e->referenced) {
-			e->referenced--;
-			list_move_tail(&e->list, &ccache_lru);
-			continue;
-		}
-		ci = e->ci;
-		trace_ccache_evict(&ci->key, e->index, shrinker);
-		ccache_erase_entry(e);
-		ccache_inode_tidy(ci);
-		evicted++;
-	}
-	spin_unlock_irqrestore(&ccache_lock, flags);
-	ccache_graveyard_drain();
-	if (looked)
-		*looked = seen;
-	return evicted;
-}
-
-/*
- * Admission when the pool is full, zswap-style: once the pool reaches
- * max_pool_percent it is "full" and new pages are rejected until it has
- * fallen below accept_threshold_percent of the limit again (hits take
- * entries out, and so do invalidations and the shrinker).  Rejecting the
- * new rather than evicting the old keeps a sequential re-read of a set
- * larger than the cache from missing every page, as plain LRU would: the
- * pages evicted first are the ones read again first.  So that a full pool
- * still turns over for a changing working set, one entry is evicted from
- * the LRU for every CCACHE_FULL_TURNOVER pages rejected.
- *
- * That turnover is slow: a pool filled by one pass over cold data (a
- * backup, a crawler, a benchmark's prefill) stays full of it while the
- * pages a server reads all the time are refused (Documentation/design.rst
- * has the figures).  So a page that shows it is read again takes the
- * place of the LRU's oldest entry, one for one, the pool's size
- * unchanged.  Two signs count, both of which one pass over a set larger
- * than the cache never gives:
- *
- * - the kernel marked the page workingset (it was read again while
- *   cached, or soon after an eviction);
- * - the pool refused the same page before: it was read from disk again
- *   since, and evicted again.  Refused pages are remembered by their
- *   ccache_page_tag() in a direct-mapped table, one slot per
- *   CCACHE_REFUSED_SHARE pages of RAM: a newer refusal overwrites an
- *   older one in its slot, so the table remembers about the last that
- *   many refusals, and the kernel's workingset detection (which only
- *   looks as far back as the page cache is large, and a full pool leaves
- *   the page cache small) none of them.
- *
- * The state is only used by the compression worker, which runs one
- * instance at a time.
- */
-#define CCACHE_FULL_TURNOVER 8
-/*
- * How many entries a page that replaces one looks at.  Each entry passed
- * with a chance left loses it and moves to the young end, so over all
- * replacements looking costs at most one look per chance given; in a pool
- * whose entries all still hold their first chance (the LRU's old end was
- * never reached), replacing starts after stored_pages /
- * CCACHE_REPLACE_LOOK attempts.  Bounds the time under ccache_lock.
- */
-#define CCACHE_REPLACE_LOOK 1024
-#define CCACHE_REFUSED_SHARE 4
-#define CCACHE_REFUSED_MIN 4096UL
-static bool ccache_pool_full;
-static unsigned int ccache_pool_rejected;
-
-/* Return: whether @tag was refused before; forgets it.  Else records it. */
-static bool ccache_refused_again(u32 tag)
-{
-	u32 *slot = &ccache_refused[tag & ccache_refused_mask];
-
-	if (*slot == tag) {
-		*slot = 0;
-		return true;
-	}
-	*slot = tag;
-	return false;
-}
-
-/*
- * Return: false when the pool has no room for another page now; a page
- * read again (@tag, @workingset: see above) may take an old entry's place.
- */
-static bool ccache_pool_admit(u32 tag, bool workingset)
-{
-	unsigned long limit = ccache_pool_limit(ccache_param_max_pool_percent());
-	unsigned long used = ccache_pool_used();
-	unsigned long n, looked;
-
-	/* an empty store is never full, whatever the threshold (0 included) */
-	if (ccache_pool_full &&
-	    (used <= limit / 100 * ccache_param_accept_threshold_percent() ||
-	     !ccache_stat_read(stored_pages)))
-		ccache_pool_full = false;
-	if (!ccache_pool_full && used < limit)
-		return true;
-	ccache_pool_full = true;
-	/*
-	 * A lowered limit: give back what is over it now, second chances
-	 * included (an entry has at most two of them, so this ends once the
-	 * LRU is empty at the latest).
-	 */
-	while (used > limit) {
-		n = max_t(unsigned long, (used - limit) >> PAGE_SHIFT, 16);
-		n = ccache_lru_evict(n, 2 * n, &looked, false);
-		ccache_stat_add(lru_evictions, n);
-		if (!looked)
-			break;
-		used = ccache_pool_used();
-	}
-	/* evaluated first: a refused page is remembered either way */
-	if (ccache_refused_again(tag) || workingset) {
-		n = ccache_lru_evict(1, CCACHE_REPLACE_LOOK, NULL, false);
-		ccache_stat_add(lru_evictions, n);
-		if (n)
-			return true;
-	}
-	if (++ccache_pool_rejected % CCACHE_FULL_TURNOVER == 0) {
-		n = ccache_lru_evict(1, 2, NULL, false);
-		ccache_stat_add(lru_evictions, n);
-	}
-	return false;
-}
-
 /**
  * ccache_pool_alloc() - store a compressed page in the pool
  * @data: the compressed bytes
  * @len: how many, at most ccache_pool_max_object()
- * @tag: ccache_page_tag() of the page
- * @workingset: the kernel had marked the page workingset
- * @why: where to say why the page was refused (the caller counts it)
  *
- * Follows the admission policy above.
+ * The caller has asked ccache_pool_admit() first.
  *
  * Context: process context, may sleep briefly; no ccache_lock.
- * Return: a zsmalloc handle, or 0.
+ * Return: a zsmalloc handle, or 0 when memory is short.
  */
-unsigned long ccache_pool_alloc(const void *data, unsigned int len,
-				u32 tag, bool workingset,
-				enum ccache_reject *why)
+unsigned long ccache_pool_alloc(const void *data, unsigned int len)
 {
 	unsigned long handle;
 
-	if (!ccache_pool_admit(tag, workingset)) {
-		*why = CCACHE_REJECT_POOL_LIMIT;
-		return 0;
-	}
 	/*
 	 * zswap's flags: wake kswapd but never reclaim directly.  A cache
 	 * drops a page rather than reclaim hard to keep it, and hard reclaim
@@ -270,32 +61,21 @@ unsigned long ccache_pool_alloc(const void *data, unsigned int len,
 				  __GFP_KSWAPD_RECLAIM | __GFP_NORETRY |
 				  __GFP_NOWARN | __GFP_NOMEMALLOC |
 				  __GFP_HIGHMEM | __GFP_MOVABLE);
-	if (IS_ERR_VALUE(handle) || !handle) {
-		*why = CCACHE_REJECT_ALLOC_FAILURE;
+	if (IS_ERR_VALUE(handle) || !handle)
 		return 0;
-	}
 	ccache_zs_write(ccache_zpool, handle, data, len);
 	return handle;
 }
 
 /**
- * ccache_pool_free_handle() - free a pool object
+ * ccache_pool_free() - free a pool object
  * @handle: from ccache_pool_alloc()
  *
  * Context: process context; no ccache_lock.
  */
-void ccache_pool_free_handle(unsigned long handle)
+void ccache_pool_free(unsigned long handle)
 {
 	zs_free(ccache_zpool, handle);
-}
-
-/**
- * ccache_pool_free() - free the pool object of a compressed entry
- * @e: the entry, out of the store and of every list
- */
-void ccache_pool_free(struct ccache_entry *e)
-{
-	ccache_pool_free_handle(e->handle);
 }
 
 /**
@@ -308,89 +88,6 @@ void ccache_pool_load(struct ccache_entry *e, void *buf)
 	ccache_zs_read(ccache_zpool, e->handle, buf, e->length);
 }
 
-/*
- * The shrinker works in pages of memory, not in entries: an entry holds a
- * fraction of a page, so reporting entries would make the pool shrink
- * faster, per byte, than the page cache it extends (zswap scales its count
- * the same way).  Entries are evicted until about nr_to_scan pages' worth
- * of compressed data is gone.
- */
-static unsigned long ccache_shrink_count(struct shrinker *s,
-					 struct shrink_control *sc)
-{
-	unsigned long n = ccache_stat_read(compressed_bytes) >> PAGE_SHIFT;
-	unsigned long file = global_node_page_state(NR_ACTIVE_FILE) +
-			     global_node_page_state(NR_INACTIVE_FILE);
-
-	if (!n || ccache_fault(CCACHE_FAULT_SHRINKER) ||
-	    file > totalram_pages() / CCACHE_SHRINK_FILE_SHARE ||
-	    global_zone_page_state(NR_FREE_PAGES) >
-	    totalram_pages() / CCACHE_SHRINK_FREE_SHARE)
-		return SHRINK_EMPTY;
-	return n;
-}
-
-static unsigned long ccache_shrink_scan(struct shrinker *s,
-					struct shrink_control *sc)
-{
-	unsigned long stored = ccache_stat_read(stored_pages);
-	unsigned long bytes = ccache_stat_read(compressed_bytes);
-	unsigned long nr, n;
-
-	if (!stored || !bytes)
-		return SHRINK_STOP;
-	/*
-	 * Entries per page of compressed data.  Twice as many are looked
-	 * at, second chances included, so that a scan of the whole pool,
-	 * which the kernel asks for when reclaim is desperate, frees every
-	 * entry that had one chance: looking at only nr_to_scan entries
-	 * (list_lru_walk()'s convention) lets a pool of new entries give
-	 * nothing back, and the OOM killer fire.
-	 */
-	nr = max(sc->nr_to_scan * stored / max(bytes >> PAGE_SHIFT, 1UL), 1UL);
-	n = ccache_lru_evict(nr, 2 * nr, NULL, true);
-	ccache_stat_add(shrinker_frees, n);
-	return n ? max(n * bytes / stored >> PAGE_SHIFT, 1UL) : SHRINK_STOP;
-}
-
-/*
- * The last resort: the out-of-memory killer asks its notifiers before it
- * picks a victim, and goes back to reclaim instead when they freed
- * something.  A cache must never cost a process its life, yet the
- * shrinker can decline until then (the file LRU share above counts pages
- * that reclaim could not take).  So every entry goes, second chances or
- * not, a batch at a time (at most 4 * CCACHE_OOM_BATCH looked at under
- * the lock) to keep interrupts on in between; marks on files stay.
- */
-#define CCACHE_OOM_BATCH 256
-
-static int ccache_oom_notify(struct notifier_block *nb, unsigned long unused,
-			     void *freed)
-{
-	unsigned long before = zs_get_total_pages(ccache_zpool);
-	unsigned long left = ccache_stat_read(entries);
-	unsigned long n, looked, total = 0, gone;
-
-	/* no further than the entries there are now: captures go on */
-	do {
-		n = ccache_lru_evict(CCACHE_OOM_BATCH, 4 * CCACHE_OOM_BATCH,
-				     &looked, true);
-		total += n;
-		cond_resched();
-	} while (looked && total < left);
-	ccache_stat_add(shrinker_frees, total);
-	gone = before - min(before, zs_get_total_pages(ccache_zpool));
-	*(unsigned long *)freed += gone;
-	if (total)
-		pr_info_ratelimited("out of memory: dropped %lu entries, %lu KiB\n",
-				    total, gone << (PAGE_SHIFT - 10));
-	return NOTIFY_OK;
-}
-
-static struct notifier_block ccache_oom_nb = {
-	.notifier_call = ccache_oom_notify,
-};
-
 /**
  * ccache_pool_init() - create the pool
  *
@@ -398,20 +95,8 @@ static struct notifier_block ccache_oom_nb = {
  */
 int ccache_pool_init(void)
 {
-	unsigned long slots = max(totalram_pages() / CCACHE_REFUSED_SHARE,
-				  CCACHE_REFUSED_MIN);
-
-	slots = roundup_pow_of_two(slots);
-	ccache_refused = kvcalloc(slots, sizeof(*ccache_refused), GFP_KERNEL);
-	if (!ccache_refused)
-		return -ENOMEM;
-	ccache_refused_mask = slots - 1;
 	ccache_zpool = zs_create_pool(KBUILD_MODNAME);
-	if (!ccache_zpool) {
-		kvfree(ccache_refused);
-		return -ENOMEM;
-	}
-	return 0;
+	return ccache_zpool ? 0 : -ENOMEM;
 }
 
 /**
@@ -420,38 +105,4 @@ int ccache_pool_init(void)
 void ccache_pool_exit(void)
 {
 	zs_destroy_pool(ccache_zpool);
-	kvfree(ccache_refused);
-}
-
-/**
- * ccache_shrinker_init() - let the kernel ask for memory back
- *
- * The shrinker frees entries, so it is registered once the store exists
- * and unregistered before the store goes.
- *
- * Return: 0 or -ENOMEM.
- */
-int ccache_shrinker_init(void)
-{
-	int err;
-
-	ccache_shrinker = ccache_shrinker_create(ccache_shrink_count,
-						 ccache_shrink_scan,
-						 DEFAULT_SEEKS, "ccache");
-	if (!ccache_shrinker)
-		return -ENOMEM;
-	err = register_oom_notifier(&ccache_oom_nb);
-	if (err)
-		ccache_shrinker_destroy(ccache_shrinker);
-	return err;
-}
-
-/**
- * ccache_shrinker_exit() - unregister the shrinker and the out-of-memory
- * notifier; waits for running calls
- */
-void ccache_shrinker_exit(void)
-{
-	unregister_oom_notifier(&ccache_oom_nb);
-	ccache_shrinker_destroy(ccache_shrinker);
 }

@@ -17,6 +17,8 @@
 #include "trace.h"
 
 DEFINE_SPINLOCK(ccache_lock);
+/* Stored entries, oldest first; under ccache_lock (lru.c evicts from it). */
+LIST_HEAD(ccache_lru);
 
 /* Per-file records, by superblock and inode number; under ccache_lock. */
 static DEFINE_HASHTABLE(ccache_inodes, 12);
@@ -253,7 +255,7 @@ void ccache_graveyard_drain(void)
 		if (e->state == CCACHE_PENDING)
 			ccache_staging_put(e->stage);
 		else if (e->state == CCACHE_COMPRESSED)
-			ccache_pool_free(e);
+			ccache_pool_free(e->handle);
 		list_add(&e->list, &freed);
 	}
 	ccache_entry_reserve_put(&freed);

@@ -146,21 +146,21 @@ void ccache_staging_put(struct ccache_stage *stage);
 void ccache_graveyard_drain(void);
 void ccache_entry_reserve_fill(void);
 unsigned long ccache_staging_bytes(void);
-
-/* pool.c */
 extern struct list_head ccache_lru;
+
+/* pool.c: zsmalloc only, calls nothing of the store */
 int ccache_pool_init(void);
 void ccache_pool_exit(void);
-int ccache_shrinker_init(void);
-void ccache_shrinker_exit(void);
-unsigned long ccache_pool_alloc(const void *data, unsigned int len,
-				u32 tag, bool workingset,
-				enum ccache_reject *why);
-void ccache_pool_free_handle(unsigned long handle);
-void ccache_pool_free(struct ccache_entry *e);
+unsigned long ccache_pool_alloc(const void *data, unsigned int len);
+void ccache_pool_free(unsigned long handle);
 void ccache_pool_load(struct ccache_entry *e, void *buf);
 size_t ccache_pool_max_object(void);
 unsigned long ccache_pool_bytes(void);
+
+/* lru.c: the pool's limit, admission, eviction, shrinker, OOM notifier */
+int ccache_shrinker_init(void);
+void ccache_shrinker_exit(void);
+bool ccache_pool_admit(u32 tag, bool workingset);
 unsigned long ccache_pool_used(void);
 
 /* capture.c: the largest folio captured; each page is an entry of its own */
