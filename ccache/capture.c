@@ -143,8 +143,8 @@ static bool ccache_capture_page(struct ccache_inode *ci, struct folio *folio,
 				unsigned int i, struct kspu_job **job,
 				enum ccache_reject *why)
 {
-	struct ccache_entry *e, *old;
 	struct ccache_stage *stage;
+	struct ccache_entry *e;
 	void *src;
 
 	*why = CCACHE_REJECT_ALLOC_FAILURE;
@@ -162,10 +162,7 @@ static bool ccache_capture_page(struct ccache_inode *ci, struct folio *folio,
 	memcpy(stage->page, src, PAGE_SIZE);
 	kunmap_local(src);
 
-	e->ci = ci;
-	e->index = folio->index + i;
-	e->epoch = ci->epoch;
-	stage->tag = ccache_page_tag(&ci->key, e->index);
+	stage->tag = ccache_page_tag(&ci->key, folio->index + i);
 	/*
 	 * A new entry gets a second chance against the shrinker and LRU
 	 * eviction, as zswap gives its new entries (6.8 on): reclaim calls
@@ -175,17 +172,8 @@ static bool ccache_capture_page(struct ccache_inode *ci, struct folio *folio,
 	 * A page of the working set gets a second one.
 	 */
 	e->referenced = 1 + folio_test_workingset(folio);
-	/* one walk of the index stores the new entry and finds an old one */
-	old = xa_store(&ci->entries, e->index, e,
-		       GFP_NOWAIT | __GFP_NOWARN | __GFP_NOMEMALLOC);
-	if (xa_is_err(old)) {
-		e->ci = NULL;
-		ccache_entry_put(e);
+	if (!ccache_entry_insert(ci, e, folio->index + i))
 		return false;
-	}
-	if (old)
-		ccache_unlink_entry(old);
-	ci->nr_entries++;
 	kref_get(&e->ref);		/* the job's */
 	stage->job = (struct kspu_job) {
 		.op = KSPU_COMPRESS,
@@ -277,42 +265,6 @@ static void ccache_capture_done(struct kspu_job *job)
 }
 
 /*
- * Publish the compressed form of @e, unless the file changed since the
- * capture: @e must still be in its slot, the epoch unchanged, and no
- * invalidation in flight.  Return: true when published.
- */
-static bool ccache_publish(struct ccache_entry *e, u8 state,
-			   unsigned long value, unsigned int len, u8 alg)
-{
-	struct ccache_stage *stage = NULL;
-	struct ccache_inode *ci;
-	unsigned long flags;
-
-	spin_lock_irqsave(&ccache_lock, flags);
-	ci = e->ci;
-	if (ci && e->epoch == ci->epoch && !ci->poisoned && !ci->invalidating) {
-		stage = e->stage;
-		e->state = state;
-		e->value = value;	/* or the handle: same word */
-		e->length = len;
-		e->alg = alg;
-		list_add_tail(&e->list, &ccache_lru);
-		ccache_stat_inc(stored_pages);
-		ccache_stat_add(compressed_bytes, len);
-		if (state == CCACHE_SAME_FILLED)
-			ccache_stat_inc(same_filled_pages);
-		trace_ccache_store(&ci->key, e->index, len);
-	} else if (ci) {
-		ccache_erase_entry(e);
-		ccache_inode_tidy(ci);
-	}
-	spin_unlock_irqrestore(&ccache_lock, flags);
-	if (stage)
-		ccache_staging_put(stage);
-	return stage;
-}
-
-/*
  * Drop a pending entry that will not be stored; @why it is not kept, or
  * CCACHE_REJECT_NR when that is no rejection (the module is unloading).
  */
@@ -356,10 +308,11 @@ static void ccache_publish_stage(struct ccache_stage *stage)
 		return;
 	}
 	if (job->result == KSPU_SAME_FILLED) {
-		ccache_publish(e, CCACHE_SAME_FILLED, job->fill_value, 0, 0);
+		ccache_entry_publish(e, CCACHE_SAME_FILLED, job->fill_value, 0,
+				     0);
 		return;
 	}
-	/* pending: no reader looks at these before ccache_publish() */
+	/* pending: no reader looks at these before ccache_entry_publish() */
 	e->has_crc = job->want_crc;
 	e->crc = job->crc;
 	if (ccache_fault(CCACHE_FAULT_CORRUPT))
@@ -372,9 +325,9 @@ static void ccache_publish_stage(struct ccache_stage *stage)
 	handle = ccache_pool_alloc(stage->page, job->out_len);
 	if (!handle)
 		ccache_discard(e, CCACHE_REJECT_ALLOC_FAILURE);
-	else if (!ccache_publish(e, CCACHE_COMPRESSED, handle, job->out_len,
-				 job->alg))
-		ccache_pool_free(handle);
+	else
+		ccache_entry_publish(e, CCACHE_COMPRESSED, handle, job->out_len,
+				     job->alg);
 }
 
 static void ccache_publish_work(struct work_struct *work)

@@ -71,6 +71,8 @@ unsigned long ccache_pool_alloc(const void *data, unsigned int len)
  * ccache_pool_free() - free a pool object
  * @handle: from ccache_pool_alloc()
  *
+ * Only ccache_entry_free() calls it.
+ *
  * Context: process context; no ccache_lock.
  */
 void ccache_pool_free(unsigned long handle)

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The index of stored pages and its coherence rules; see store.h for the
- * locking order, the entry lifetime and why each rule keeps data fresh.
+ * The index of stored pages and its coherence rules, and every step of an
+ * entry's life: ccache_entry_alloc(), ccache_entry_insert(),
+ * ccache_entry_publish(), ccache_unlink_entry() and ccache_entry_free().
+ * See store.h for the locking order, the entry lifetime and why each rule
+ * keeps data fresh.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -235,6 +238,31 @@ static void ccache_entry_reserve_put(struct list_head *list)
 	}
 }
 
+/*
+ * The end of an entry's life, and the only place where what an entry holds
+ * is released: its staging buffer (it died pending) or its pool object
+ * (compressed), then the entry itself, back to the reserve or to the slab
+ * (the "entries" statistic goes down there).  @dead: entries whose last
+ * reference is gone, linked by their free field; one batch, so that the
+ * reserve takes them under one hold of ccache_lock.
+ *
+ * Context: process context, no ccache_lock (zsmalloc).
+ */
+static void ccache_entry_free(struct llist_node *dead)
+{
+	struct ccache_entry *e, *next;
+	LIST_HEAD(freed);
+
+	llist_for_each_entry_safe(e, next, dead, free) {
+		if (e->state == CCACHE_PENDING)
+			ccache_staging_put(e->stage);
+		else if (e->state == CCACHE_COMPRESSED)
+			ccache_pool_free(e->handle);
+		list_add(&e->list, &freed);
+	}
+	ccache_entry_reserve_put(&freed);
+}
+
 /**
  * ccache_graveyard_drain() - free the entries whose last reference is gone
  *
@@ -245,20 +273,7 @@ static void ccache_entry_reserve_put(struct list_head *list)
  */
 void ccache_graveyard_drain(void)
 {
-	struct llist_node *node = llist_del_all(&ccache_graveyard), *next;
-	struct ccache_entry *e;
-	LIST_HEAD(freed);
-
-	for (; node; node = next) {
-		next = node->next;
-		e = container_of(node, struct ccache_entry, free);
-		if (e->state == CCACHE_PENDING)
-			ccache_staging_put(e->stage);
-		else if (e->state == CCACHE_COMPRESSED)
-			ccache_pool_free(e->handle);
-		list_add(&e->list, &freed);
-	}
-	ccache_entry_reserve_put(&freed);
+	ccache_entry_free(llist_del_all(&ccache_graveyard));
 }
 
 /**
@@ -328,31 +343,15 @@ struct ccache_entry *ccache_entry_alloc(struct ccache_stage *stage)
 	return e;
 }
 
-/**
- * ccache_erase_entry() - take an entry out of the store
- * @e: an entry still in the store (e->ci set)
- *
- * Removes @e from its file's index and from the pending list or the LRU,
- * and drops the store's reference.  The file's record stays; callers end
- * with ccache_inode_tidy().
+/*
+ * The only way out of the store: @e's slot in its file's index no longer
+ * points to it (erased, or replaced by a newer capture).  Takes it off the
+ * LRU, undoes what ccache_entry_publish() counted, and drops the store's
+ * reference.
  *
  * Context: ccache_lock held.
  */
-void ccache_erase_entry(struct ccache_entry *e)
-{
-	lockdep_assert_held(&ccache_lock);
-	xa_erase(&e->ci->entries, e->index);
-	ccache_unlink_entry(e);
-}
-
-/**
- * ccache_unlink_entry() - finish taking an entry out of the store
- * @e: an entry whose slot in its file's index no longer points to it
- *	(erased, or replaced by a newer capture)
- *
- * Context: ccache_lock held.
- */
-void ccache_unlink_entry(struct ccache_entry *e)
+static void ccache_unlink_entry(struct ccache_entry *e)
 {
 	struct ccache_inode *ci = e->ci;
 
@@ -367,6 +366,110 @@ void ccache_unlink_entry(struct ccache_entry *e)
 	e->ci = NULL;
 	ci->nr_entries--;
 	ccache_entry_put(e);
+}
+
+/**
+ * ccache_entry_insert() - put a new pending entry in its file's index
+ * @ci: the file's record
+ * @e: from ccache_entry_alloc(); its reference becomes the store's
+ * @index: the page's index in the file
+ *
+ * An older entry at @index is unlinked: a page's newer copy always
+ * replaces an older one.  On failure @e is freed, with its staging buffer.
+ *
+ * Context: ccache_lock held.
+ * Return: true when @e is in the store.
+ */
+bool ccache_entry_insert(struct ccache_inode *ci, struct ccache_entry *e,
+			 pgoff_t index)
+{
+	struct ccache_entry *old;
+
+	lockdep_assert_held(&ccache_lock);
+	e->ci = ci;
+	e->index = index;
+	e->epoch = ci->epoch;
+	/* one walk of the index stores the new entry and finds an old one */
+	old = xa_store(&ci->entries, index, e,
+		       GFP_NOWAIT | __GFP_NOWARN | __GFP_NOMEMALLOC);
+	if (xa_is_err(old)) {
+		e->ci = NULL;
+		ccache_entry_put(e);
+		return false;
+	}
+	if (old)
+		ccache_unlink_entry(old);
+	ci->nr_entries++;
+	return true;
+}
+
+/**
+ * ccache_entry_publish() - make a pending entry's compressed form visible
+ * @e: a pending entry, on which the caller holds a reference
+ * @state: CCACHE_COMPRESSED or CCACHE_SAME_FILLED
+ * @value: the pool handle, or the word the page repeats
+ * @len: the compressed length (0 for a same-filled page)
+ * @alg: the compressor's id
+ *
+ * The entry is published only if the file did not change since the
+ * capture: @e must still be in its slot (an erased entry has no ci), the
+ * epoch unchanged, and no invalidation in flight.  Otherwise it is erased,
+ * and the pool object @value goes with it.  Either way the staging buffer
+ * is given back and @e holds @value from now on: ccache_entry_free()
+ * releases it.  The only place where an entry joins the LRU and the
+ * stored statistics go up.
+ *
+ * Context: process context; takes ccache_lock.
+ */
+void ccache_entry_publish(struct ccache_entry *e, u8 state,
+			  unsigned long value, unsigned int len, u8 alg)
+{
+	struct ccache_stage *stage;
+	struct ccache_inode *ci;
+	unsigned long flags;
+	bool stored;
+
+	spin_lock_irqsave(&ccache_lock, flags);
+	ci = e->ci;
+	stored = ci && e->epoch == ci->epoch && !ci->poisoned &&
+		 !ci->invalidating;
+	if (ci && !stored) {
+		/* while pending: nothing of it was counted as stored */
+		ccache_erase_entry(e);
+		ccache_inode_tidy(ci);
+	}
+	stage = e->stage;
+	e->state = state;
+	e->value = value;	/* or the handle: same word */
+	e->length = len;
+	e->alg = alg;
+	if (stored) {
+		list_add_tail(&e->list, &ccache_lru);
+		ccache_stat_inc(stored_pages);
+		ccache_stat_add(compressed_bytes, len);
+		if (state == CCACHE_SAME_FILLED)
+			ccache_stat_inc(same_filled_pages);
+		trace_ccache_store(&ci->key, e->index, len);
+	}
+	spin_unlock_irqrestore(&ccache_lock, flags);
+	ccache_staging_put(stage);
+}
+
+/**
+ * ccache_erase_entry() - take an entry out of the store
+ * @e: an entry still in the store (e->ci set)
+ *
+ * Removes @e from its file's index and from the LRU, and drops the
+ * store's reference.  The file's record stays; callers end with
+ * ccache_inode_tidy().
+ *
+ * Context: ccache_lock held.
+ */
+void ccache_erase_entry(struct ccache_entry *e)
+{
+	lockdep_assert_held(&ccache_lock);
+	xa_erase(&e->ci->entries, e->index);
+	ccache_unlink_entry(e);
 }
 
 /**

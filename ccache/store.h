@@ -22,12 +22,7 @@
  * Nothing that may sleep or that takes a lock not written above runs under
  * ccache_lock: no zsmalloc, no crypto, no allocation beyond GFP_NOWAIT.
  *
- * Entry lifetime.  An entry holds one reference for being in the store (in
- * its inode's xarray, and on the LRU once stored); whoever works on it
- * outside the lock (its offload job until published, a reader being
- * served) holds another.  Erasing an entry removes it from the xarray and the
- * lists and drops the store's reference; the last reference frees it in a
- * worker, because freeing may call zsmalloc.
+ * Entry lifetime: see struct ccache_entry.
  *
  * Coherence.  Every capture first erases any entry at its indices, so a
  * page's newer copy always replaces an older one.  An invalidation
@@ -96,7 +91,36 @@ enum ccache_entry_state {
 	CCACHE_SAME_FILLED,	/* page of one repeated word, kept as that word */
 };
 
-/* One page of one file.  Meant to stay within 64 bytes. */
+/*
+ * One page of one file.  Meant to stay within 64 bytes.
+ *
+ * Lifetime: each step is one function of store.c.
+ *
+ *  1. ccache_entry_alloc() (capture probe, ccache_lock held): a pending
+ *     entry holding a staging buffer, with one reference, from the reserve
+ *     or the slab (the "entries" statistic counts both).
+ *  2. ccache_entry_insert() (probe, ccache_lock): into its file's xarray,
+ *     replacing (unlinking) an older entry at its index; the reference of
+ *     step 1 is now the store's.  The probe takes a second one for the
+ *     compress job, dropped by the publish worker when it is done.
+ *  3. ccache_entry_publish() (publish worker, takes ccache_lock): if the
+ *     entry is still in its slot and its file unchanged ("Coherence"
+ *     above), it becomes compressed or same-filled, joins the LRU and
+ *     is counted as stored; otherwise it is erased.  Either way its staging
+ *     buffer goes back and it holds its pool object (if any) from then on.
+ *     A reader (serve.c) takes a reference, under ccache_lock, only to a
+ *     published entry it then erases.
+ *  4. ccache_unlink_entry() (ccache_lock held): the only way out of the
+ *     store, through ccache_erase_entry() or replacement in step 2.  Off
+ *     the LRU, ci set to NULL, stored statistics down, the store's
+ *     reference dropped.  An erased entry is never found again.
+ *  5. ccache_entry_free() (graveyard worker, or whoever drains it: process
+ *     context, no ccache_lock): after the last reference, the only place
+ *     the staging buffer or pool object and the entry itself are released.
+ *     The last reference may be dropped under the page cache's locks with
+ *     interrupts off, where zsmalloc may not run, so ccache_entry_put()
+ *     queues the entry on a graveyard list for a worker.
+ */
 struct ccache_entry {
 	struct kref ref;
 	u8 state;		/* enum ccache_entry_state */
@@ -128,10 +152,13 @@ struct ccache_inode *ccache_inode_lookup(const struct ccache_key *key);
 struct ccache_inode *ccache_inode_get_or_create(const struct ccache_key *key);
 void ccache_inode_tidy(struct ccache_inode *ci);
 struct ccache_entry *ccache_entry_alloc(struct ccache_stage *stage);
+bool ccache_entry_insert(struct ccache_inode *ci, struct ccache_entry *e,
+			 pgoff_t index);
+void ccache_entry_publish(struct ccache_entry *e, u8 state,
+			  unsigned long value, unsigned int len, u8 alg);
 unsigned long ccache_erase_range(struct ccache_inode *ci, pgoff_t first,
 				 pgoff_t last);
 void ccache_erase_entry(struct ccache_entry *e);
-void ccache_unlink_entry(struct ccache_entry *e);
 void ccache_entry_put(struct ccache_entry *e);
 void ccache_invalidate_begin(const struct ccache_key *key, pgoff_t first,
 			     pgoff_t last, bool poison);
