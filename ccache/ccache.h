@@ -15,10 +15,13 @@
  * selftests/host/layers.sh keeps it so.  Each .c file owns one part:
  *
  *   ccache/main.c      module load and unload, in dependency order
- *   ccache/params.c    the knobs (module parameters) and their validation
+ *   ccache/params.c    the knobs (module parameters) and their accessors
+ *   ccache/param_ops.c the knobs' parsers and validation (param_ops.h)
  *   ccache/sysfs.c     /sys/kernel/mm/ccache/: statistics, the flush file
- *   ccache/store.c     the index of stored pages, coherence (store.h)
- *   ccache/pool.c      compressed memory: zsmalloc, limit, LRU, shrinker
+ *   ccache/store.c     the index of stored pages, coherence, and every step
+ *                      of an entry's life (store.h)
+ *   ccache/pool.c      compressed memory: the zsmalloc pool
+ *   ccache/lru.c       the pool's limit: admission, LRU eviction, shrinker
  *   ccache/capture.c   H1: evicted pages in, compression worker
  *   ccache/serve.c     H2: re-reads served from the store
  *   ccache/hooks.c     H3/H4: invalidation and teardown hooks

@@ -308,16 +308,16 @@ static struct notifier_block ccache_oom_nb = {
 };
 
 /**
- * ccache_shrinker_init() - start enforcing the pool's limit
+ * ccache_lru_init() - start enforcing the pool's limit
  *
  * Allocates the table of refused pages, and lets the kernel ask for
  * memory back (the shrinker and the out-of-memory notifier).  They free
- * entries, so this runs once the store exists, and ccache_shrinker_exit()
+ * entries, so this runs once the store exists, and ccache_lru_exit()
  * before the store goes.
  *
  * Return: 0 or -ENOMEM.
  */
-int ccache_shrinker_init(void)
+int ccache_lru_init(void)
 {
 	unsigned long slots = max(totalram_pages() / CCACHE_REFUSED_SHARE,
 				  CCACHE_REFUSED_MIN);
@@ -343,10 +343,11 @@ fail:
 }
 
 /**
- * ccache_shrinker_exit() - unregister the shrinker and the out-of-memory
- * notifier, waiting for running calls, and free the table of refused pages
+ * ccache_lru_exit() - stop enforcing the pool's limit: unregister the
+ * shrinker and the out-of-memory notifier, waiting for running calls, and
+ * free the table of refused pages
  */
-void ccache_shrinker_exit(void)
+void ccache_lru_exit(void)
 {
 	unregister_oom_notifier(&ccache_oom_nb);
 	ccache_shrinker_destroy(ccache_shrinker);

@@ -185,8 +185,8 @@ size_t ccache_pool_max_object(void);
 unsigned long ccache_pool_bytes(void);
 
 /* lru.c: the pool's limit, admission, eviction, shrinker, OOM notifier */
-int ccache_shrinker_init(void);
-void ccache_shrinker_exit(void);
+int ccache_lru_init(void);
+void ccache_lru_exit(void);
 bool ccache_pool_admit(u32 tag, bool workingset);
 unsigned long ccache_pool_used(void);
 
