@@ -135,6 +135,40 @@ const struct kernel_param_ops ccache_uint_ops = {
 	.get = ccache_uint_get,
 };
 
+/* ---- One word of a list ---- */
+
+static int ccache_choice_set(const char *val, const struct kernel_param *kp)
+{
+	const struct ccache_choice_knob *knob = kp->arg;
+	char word[16];
+	int i;
+
+	if (ccache_parse_word(val, word, sizeof(word)))
+		return ccache_reject(kp, val, knob->why);
+	i = match_string(knob->names, knob->nr, word);
+	if (i < 0)
+		return ccache_reject(kp, val, knob->why);
+	if (knob->apply && knob->apply(i))
+		return ccache_reject(kp, val, knob->apply_why);
+	if (knob->val)
+		WRITE_ONCE(*knob->val, i);
+	return 0;
+}
+
+static int ccache_choice_get(char *buf, const struct kernel_param *kp)
+{
+	const struct ccache_choice_knob *knob = kp->arg;
+
+	return sysfs_emit(buf, "%s\n",
+			  knob->names[knob->val ? READ_ONCE(*knob->val) :
+				      knob->get()]);
+}
+
+const struct kernel_param_ops ccache_choice_ops = {
+	.set = ccache_choice_set,
+	.get = ccache_choice_get,
+};
+
 /*
  * ---- Lists of names: comma-separated, or "none" ----
  *

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The parsers behind ccache's knobs (param_ops.c): kernel_param_ops for
- * booleans, bounded unsigned integers and lists of names, and the helpers
+ * booleans, bounded unsigned integers, lists of names and a choice of one
+ * word, and the helpers
  * the knobs of params.c share to check a word and to refuse a value.
  */
 #ifndef _CCACHE_PARAM_OPS_H
@@ -44,12 +45,36 @@ struct ccache_list_knob {
 	bool test_only;
 };
 
+/**
+ * struct ccache_choice_knob - one word of a list (ccache_choice_ops)
+ * @val: where its index in @names is kept; NULL when @apply keeps it and
+ *	@get reads it back
+ * @names: the words accepted
+ * @nr: how many
+ * @why: what a refusal of another word says
+ * @apply: or NULL; called with the index of a word accepted, before it is
+ *	kept: an error refuses it, saying @apply_why
+ * @apply_why: what a refusal by @apply says
+ * @get: with @val NULL: the index in force
+ */
+struct ccache_choice_knob {
+	unsigned int *val;
+	const char * const *names;
+	unsigned int nr;
+	const char *why;
+	int (*apply)(unsigned int i);
+	const char *apply_why;
+	unsigned int (*get)(void);
+};
+
 /* kp->arg: a bool */
 extern const struct kernel_param_ops ccache_bool_ops;
 /* kp->arg: a struct ccache_uint_knob */
 extern const struct kernel_param_ops ccache_uint_ops;
 /* kp->arg: a struct ccache_list_knob */
 extern const struct kernel_param_ops ccache_list_ops;
+/* kp->arg: a struct ccache_choice_knob */
+extern const struct kernel_param_ops ccache_choice_ops;
 
 int ccache_reject(const struct kernel_param *kp, const char *val,
 		  const char *why);

@@ -181,33 +181,15 @@ static int ccache_offload_batch_apply(unsigned int batch)
 
 static const char * const ccache_sched_names[] = { "nice", "idle" };
 
-static int ccache_offload_sched_set(const char *val,
-				    const struct kernel_param *kp)
+static int ccache_offload_sched_apply(unsigned int idle)
 {
-	char word[8];
-	int idle;
-
-	if (ccache_parse_word(val, word, sizeof(word)))
-		return ccache_reject(kp, val, "expected idle or nice");
-	idle = match_string(ccache_sched_names, ARRAY_SIZE(ccache_sched_names),
-			    word);
-	if (idle < 0)
-		return ccache_reject(kp, val, "expected idle or nice");
-	if (ccache_offload_reconfigure(kspu_cpu_get_batch(), idle))
-		return ccache_reject(kp, val, "cannot restart the offload threads");
-	return 0;
+	return ccache_offload_reconfigure(kspu_cpu_get_batch(), idle);
 }
 
-static int ccache_offload_sched_get(char *buf, const struct kernel_param *kp)
+static unsigned int ccache_offload_sched_get(void)
 {
-	return sysfs_emit(buf, "%s\n",
-			  ccache_sched_names[kspu_cpu_get_sched_idle()]);
+	return kspu_cpu_get_sched_idle();
 }
-
-static const struct kernel_param_ops ccache_offload_sched_ops = {
-	.set = ccache_offload_sched_set,
-	.get = ccache_offload_sched_get,
-};
 
 /* The names of enum ccache_fs, as the "filesystems" knob lists them. */
 const char * const ccache_fs_names[CCACHE_FS_COUNT] = {
@@ -261,7 +243,15 @@ module_param_cb(offload_batch, &ccache_uint_ops, &ccache_offload_batch_knob,
 MODULE_PARM_DESC(offload_batch,
 		 "Jobs a cpu backend thread takes at a time (1-1024, default 16)");
 
-module_param_cb(offload_sched, &ccache_offload_sched_ops, NULL, 0644);
+static struct ccache_choice_knob ccache_offload_sched_knob = {
+	.names = ccache_sched_names, .nr = ARRAY_SIZE(ccache_sched_names),
+	.why = "expected idle or nice",
+	.apply = ccache_offload_sched_apply,
+	.apply_why = "cannot restart the offload threads",
+	.get = ccache_offload_sched_get,
+};
+module_param_cb(offload_sched, &ccache_choice_ops, &ccache_offload_sched_knob,
+		0644);
 MODULE_PARM_DESC(offload_sched,
 		 "Priority of the cpu backend's threads: idle (SCHED_IDLE) or nice (nice 19) (default idle)");
 
