@@ -126,12 +126,23 @@ static bool ccache_folio_capturable(struct folio *folio)
 
 static void ccache_capture_done(struct kspu_job *job);
 
-/* Count @nr pages of @key from @index on as not kept, for @why. */
+/*
+ * Count @nr pages of @key from @index on as not kept, for @why.  Pages the
+ * pool had no room or time for leave ghosts (sizing.c): a read of one
+ * from the disk is one a larger or faster pool would have saved.  Pages
+ * that do not compress, or that no pool could keep, leave none.
+ */
 static void ccache_reject(const struct ccache_key *key, pgoff_t index,
 			  unsigned int nr, enum ccache_reject why)
 {
+	unsigned int i;
+
 	atomic_long_add(nr, &ccache_stats.reject[why]);
 	trace_ccache_reject(key, index, nr, why);
+	if (why == CCACHE_REJECT_POOR_COMPRESSION || why == CCACHE_REJECT_POLICY)
+		return;
+	for (i = 0; i < nr; i++)
+		ccache_ghost_record(ccache_page_tag(key, index + i));
 }
 
 /*

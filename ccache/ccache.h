@@ -22,6 +22,7 @@
  *                      of an entry's life (store.h)
  *   ccache/pool.c      compressed memory: the zsmalloc pool
  *   ccache/lru.c       the pool's limit: admission, LRU eviction, shrinker
+ *   ccache/sizing.c    the pool's target: what the pool should hold
  *   ccache/capture.c   H1: evicted pages in, compression worker
  *   ccache/serve.c     H2: re-reads served from the store
  *   ccache/hooks.c     H3/H4: invalidation and teardown hooks
@@ -79,6 +80,8 @@ struct ccache_stats {
 	atomic_long_t invalidations;	/* entries erased because the file changed */
 	atomic_long_t lru_evictions;	/* entries evicted to keep the pool limit */
 	atomic_long_t shrinker_frees;	/* entries freed for the shrinker */
+	atomic_long_t ghost_hits;	/* disk reads of pages the pool let go */
+	atomic_long_t other_refaults;	/* file refaults neither hit nor ghost */
 	atomic_long_t same_filled_pages;	/* stored pages that are one repeated word */
 	atomic_long_t decompress_errors;	/* hits that fell back to the disk */
 	atomic_long_t checksum_errors;	/* of those, data that failed its checksum */
@@ -126,6 +129,7 @@ bool ccache_param_enabled(void);
 bool ccache_param_checksum(void);
 unsigned int ccache_param_max_pool_percent(void);
 unsigned int ccache_param_accept_threshold_percent(void);
+bool ccache_param_pool_sizing_auto(void);
 unsigned long ccache_param_filesystems(void);
 int ccache_param_start_compressor(void);
 int ccache_param_start_offload(void);

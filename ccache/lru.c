@@ -69,7 +69,8 @@ unsigned long ccache_pool_used(void)
 	return ccache_pool_bytes() +
 	       ccache_stat_read(entries) * sizeof(struct ccache_entry) +
 	       ccache_stat_read(inodes) * sizeof(struct ccache_inode) +
-	       (ccache_refused_mask + 1) * sizeof(*ccache_refused);
+	       (ccache_refused_mask + 1) * sizeof(*ccache_refused) +
+	       ccache_sizing_bytes();
 }
 
 /*
@@ -99,6 +100,7 @@ static unsigned long ccache_lru_evict(unsigned long nr, unsigned long budget,
 		}
 		ci = e->ci;
 		trace_ccache_evict(&ci->key, e->index, shrinker);
+		ccache_ghost_record(ccache_page_tag(&ci->key, e->index));
 		ccache_erase_entry(e);
 		ccache_inode_tidy(ci);
 		evicted++;
@@ -111,15 +113,18 @@ static unsigned long ccache_lru_evict(unsigned long nr, unsigned long budget,
 }
 
 /*
- * Admission when the pool is full, zswap-style: once the pool reaches
- * max_pool_percent it is "full" and new pages are rejected until it has
- * fallen below accept_threshold_percent of the limit again (hits take
- * entries out, and so do invalidations and the shrinker).  Rejecting the
- * new rather than evicting the old keeps a sequential re-read of a set
- * larger than the cache from missing every page, as plain LRU would: the
- * pages evicted first are the ones read again first.  So that a full pool
- * still turns over for a changing working set, one entry is evicted from
- * the LRU for every CCACHE_FULL_TURNOVER pages rejected.
+ * Admission when the pool is full, zswap-style: once the pool reaches its
+ * goal (max_pool_percent, or below it the target sizing.c chose) it is
+ * "full" and new pages are rejected until it has fallen below
+ * accept_threshold_percent of the goal again (hits take entries out, and
+ * so do invalidations, the shrinker and the sizing worker).  Every entry
+ * evicted, and every page refused (capture.c), leaves a ghost for
+ * sizing.c.  Rejecting the new rather than evicting the old keeps a
+ * sequential re-read of a set larger than the cache from missing every
+ * page, as plain LRU would: the pages evicted first are the ones read
+ * again first.  So that a full pool still turns over for a changing
+ * working set, one entry is evicted from the LRU for every
+ * CCACHE_FULL_TURNOVER pages rejected.
  *
  * That turnover is slow: a pool filled by one pass over cold data (a
  * backup, a crawler, a benchmark's prefill) stays full of it while the
@@ -186,15 +191,16 @@ static bool ccache_refused_again(u32 tag)
 bool ccache_pool_admit(u32 tag, bool workingset)
 {
 	unsigned long limit = ccache_pool_limit(ccache_param_max_pool_percent());
+	unsigned long goal = ccache_sizing_goal(limit);
 	unsigned long used = ccache_pool_used();
 	unsigned long n, looked;
 
 	/* an empty store is never full, whatever the threshold (0 included) */
 	if (ccache_pool_full &&
-	    (used <= limit / 100 * ccache_param_accept_threshold_percent() ||
+	    (used <= goal / 100 * ccache_param_accept_threshold_percent() ||
 	     !ccache_stat_read(stored_pages)))
 		ccache_pool_full = false;
-	if (!ccache_pool_full && used < limit)
+	if (!ccache_pool_full && used < goal)
 		return true;
 	ccache_pool_full = true;
 	/*
@@ -222,6 +228,47 @@ bool ccache_pool_admit(u32 tag, bool workingset)
 		ccache_stat_add(lru_evictions, n);
 	}
 	return false;
+}
+
+/*
+ * The sizing worker: every CCACHE_SIZING_PERIOD it asks sizing.c for the
+ * pool's target and evicts what the pool holds above it, the coldest
+ * entries first, CCACHE_TRIM_BATCH at a time with interrupts on and a
+ * chance to reschedule in between, then compacts the pool, so that the
+ * page cache gets the memory back at once.  Entries with second chances
+ * left keep them: a trim looks at no more than twice the entries it
+ * evicts.
+ */
+#define CCACHE_SIZING_PERIOD HZ
+#define CCACHE_TRIM_BATCH 256UL
+
+static void ccache_sizing_work(struct work_struct *work);
+static DECLARE_DELAYED_WORK(ccache_sizing_worker, ccache_sizing_work);
+
+static void ccache_sizing_work(struct work_struct *work)
+{
+	unsigned long limit = ccache_pool_limit(ccache_param_max_pool_percent());
+	unsigned long used = ccache_pool_used();
+	unsigned long stored = ccache_stat_read(stored_pages);
+	unsigned long target, nr, n, looked;
+
+	target = ccache_sizing_update(limit, used, stored);
+	if (used > target && stored) {
+		/* entries, by the bytes an entry takes on average */
+		nr = DIV_ROUND_UP(used - target, max(used / stored, 1UL));
+		while (nr) {
+			n = min(nr, CCACHE_TRIM_BATCH);
+			n = ccache_lru_evict(n, 2 * n, &looked, false);
+			ccache_stat_add(lru_evictions, n);
+			if (!looked)
+				break;
+			nr -= min(nr, max(n, 1UL));
+			cond_resched();
+		}
+		/* the freed objects' pages go back only once compacted */
+		ccache_pool_compact();
+	}
+	schedule_delayed_work(&ccache_sizing_worker, CCACHE_SIZING_PERIOD);
 }
 
 /*
@@ -310,10 +357,10 @@ static struct notifier_block ccache_oom_nb = {
 /**
  * ccache_lru_init() - start enforcing the pool's limit
  *
- * Allocates the table of refused pages, and lets the kernel ask for
- * memory back (the shrinker and the out-of-memory notifier).  They free
- * entries, so this runs once the store exists, and ccache_lru_exit()
- * before the store goes.
+ * Allocates the table of refused pages, starts the sizing worker, and
+ * lets the kernel ask for memory back (the shrinker and the out-of-memory
+ * notifier).  They free entries, so this runs once the store exists, and
+ * ccache_lru_exit() before the store goes.
  *
  * Return: 0 or -ENOMEM.
  */
@@ -334,8 +381,11 @@ int ccache_lru_init(void)
 	if (!ccache_shrinker)
 		goto fail;
 	err = register_oom_notifier(&ccache_oom_nb);
-	if (!err)
+	if (!err) {
+		schedule_delayed_work(&ccache_sizing_worker,
+				      CCACHE_SIZING_PERIOD);
 		return 0;
+	}
 	ccache_shrinker_destroy(ccache_shrinker);
 fail:
 	kvfree(ccache_refused);
@@ -343,12 +393,13 @@ fail:
 }
 
 /**
- * ccache_lru_exit() - stop enforcing the pool's limit: unregister the
- * shrinker and the out-of-memory notifier, waiting for running calls, and
- * free the table of refused pages
+ * ccache_lru_exit() - stop enforcing the pool's limit: stop the sizing
+ * worker, unregister the shrinker and the out-of-memory notifier, waiting
+ * for running calls, and free the table of refused pages
  */
 void ccache_lru_exit(void)
 {
+	cancel_delayed_work_sync(&ccache_sizing_worker);
 	unregister_oom_notifier(&ccache_oom_nb);
 	ccache_shrinker_destroy(ccache_shrinker);
 	kvfree(ccache_refused);

@@ -217,6 +217,18 @@ module_param_cb(max_pool_percent, &ccache_uint_ops,
 MODULE_PARM_DESC(max_pool_percent,
 		 "Largest compressed pool, in percent of RAM (1-90, default 20)");
 
+/* pool_sizing: sizing.c's target (auto), or max_pool_percent (fixed) */
+static const char * const ccache_sizing_names[] = { "fixed", "auto" };
+static unsigned int ccache_pool_sizing = 1;
+static struct ccache_choice_knob ccache_pool_sizing_knob = {
+	.val = &ccache_pool_sizing, .names = ccache_sizing_names,
+	.nr = ARRAY_SIZE(ccache_sizing_names), .why = "expected auto or fixed",
+};
+module_param_cb(pool_sizing, &ccache_choice_ops, &ccache_pool_sizing_knob,
+		0644);
+MODULE_PARM_DESC(pool_sizing,
+		 "How much the pool holds: auto (what saves the most disk reads, up to max_pool_percent) or fixed (max_pool_percent) (default auto)");
+
 static unsigned int ccache_accept_threshold_percent = 90;
 static struct ccache_uint_knob ccache_accept_threshold_percent_knob = {
 	.val = &ccache_accept_threshold_percent, .min = 0, .max = 100,
@@ -335,6 +347,12 @@ unsigned int ccache_param_max_pool_percent(void)
 unsigned int ccache_param_accept_threshold_percent(void)
 {
 	return READ_ONCE(ccache_accept_threshold_percent);
+}
+
+/** ccache_param_pool_sizing_auto() - Return: pool_sizing is "auto". */
+bool ccache_param_pool_sizing_auto(void)
+{
+	return READ_ONCE(ccache_pool_sizing);
 }
 
 /**

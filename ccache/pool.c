@@ -25,6 +25,17 @@ unsigned long ccache_pool_bytes(void)
 }
 
 /**
+ * ccache_pool_compact() - give back the pool's pages that freed objects
+ * left partly empty, moving objects together (zsmalloc compaction)
+ *
+ * Context: process context, may sleep; no ccache_lock.
+ */
+void ccache_pool_compact(void)
+{
+	zs_compact(ccache_zpool);
+}
+
+/**
  * ccache_pool_max_object() - largest compressed page worth keeping
  *
  * Objects of zsmalloc's "huge" class take a whole page each: a page that

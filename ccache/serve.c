@@ -139,6 +139,14 @@ struct ccache_serve_buf {
 	struct ccache_entry *e[CCACHE_MAX_FOLIO_PAGES];	/* one folio's entries */
 };
 
+/* Pages @index.. @index + @nr - 1 go to the disk: count the ghosts hit. */
+static void ccache_count_ghosts(const struct ccache_key *key, pgoff_t index,
+				unsigned long nr)
+{
+	while (nr--)
+		ccache_ghost_hit(ccache_page_tag(key, index++));
+}
+
 /* Serve @folio from the store.  Return: true when it was filled. */
 static bool ccache_serve_folio(const struct ccache_key *key,
 			       struct folio *folio, struct ccache_serve_buf *sb)
@@ -149,6 +157,7 @@ static bool ccache_serve_folio(const struct ccache_key *key,
 
 	if (nr > CCACHE_MAX_FOLIO_PAGES || !ccache_take(key, folio->index, nr, e)) {
 		ccache_stat_add(misses, nr);
+		ccache_count_ghosts(key, folio->index, nr);
 		trace_ccache_load_miss(key, folio->index, nr);
 		return false;
 	}
@@ -188,7 +197,14 @@ static void ccache_serve(struct readahead_control *rac)
 		WRITE_ONCE(ccache_missed_seen, missed);
 	}
 	if (rac->_batch_count || index == end || !ccache_param_enabled() ||
-	    !ccache_stat_read(stored_pages) || !ccache_fs_allowed(inode)) {
+	    !ccache_fs_allowed(inode)) {
+		ccache_orig_read_pages(rac);
+		return;
+	}
+	ccache_key_of(inode, &key);
+	/* nothing to serve: only the ghosts the pool left count */
+	if (!ccache_stat_read(stored_pages)) {
+		ccache_count_ghosts(&key, index, end - index);
 		ccache_orig_read_pages(rac);
 		return;
 	}
@@ -198,7 +214,6 @@ static void ccache_serve(struct readahead_control *rac)
 		ccache_orig_read_pages(rac);
 		return;
 	}
-	ccache_key_of(inode, &key);
 	for (i = index; i < end; i += nr) {
 		folio = xa_load(&rac->mapping->i_pages, i);
 		if (WARN_ON_ONCE(!folio || xa_is_value(folio)))

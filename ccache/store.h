@@ -183,11 +183,23 @@ void ccache_pool_free(unsigned long handle);
 void ccache_pool_load(struct ccache_entry *e, void *buf);
 size_t ccache_pool_max_object(void);
 unsigned long ccache_pool_bytes(void);
+void ccache_pool_compact(void);
 
 /* lru.c: the pool's limit, admission, eviction, shrinker, OOM notifier */
 int ccache_lru_init(void);
 void ccache_lru_exit(void);
 bool ccache_pool_admit(u32 tag, bool workingset);
+
+/* sizing.c */
+int ccache_sizing_init(void);
+void ccache_sizing_exit(void);
+void ccache_ghost_record(u32 tag);
+void ccache_ghost_hit(u32 tag);
+unsigned long ccache_sizing_bytes(void);
+unsigned long ccache_sizing_goal(unsigned long limit);
+unsigned long ccache_sizing_update(unsigned long limit, unsigned long used,
+				   unsigned long stored);
+unsigned long ccache_pool_target_bytes(void);
 unsigned long ccache_pool_used(void);
 
 /* capture.c: the largest folio captured; each page is an entry of its own */

@@ -149,6 +149,34 @@ TRACE_EVENT(ccache_evict,
 		      __entry->shrinker ? "shrinker" : "pool_limit")
 );
 
+/*
+ * The sizing worker moved the pool's target from @old to @target bytes
+ * (sizing.c): over the last period @hits pages were served, @ghost_hits
+ * read from the disk after the pool let them go, @other file pages read
+ * again that the pool could not have served; @used: what the pool held.
+ */
+TRACE_EVENT(ccache_pool_target,
+	    TP_PROTO(unsigned long old, unsigned long target,
+		     unsigned long used, unsigned long hits,
+		     unsigned long ghost_hits, unsigned long other),
+	    TP_ARGS(old, target, used, hits, ghost_hits, other),
+	    TP_STRUCT__entry(__field(unsigned long, old)
+			     __field(unsigned long, target)
+			     __field(unsigned long, used)
+			     __field(unsigned long, hits)
+			     __field(unsigned long, ghost_hits)
+			     __field(unsigned long, other)),
+	    TP_fast_assign(__entry->old = old;
+			   __entry->target = target;
+			   __entry->used = used;
+			   __entry->hits = hits;
+			   __entry->ghost_hits = ghost_hits;
+			   __entry->other = other;),
+	    TP_printk("target %lu -> %lu used %lu hits %lu ghost_hits %lu other_refaults %lu",
+		      __entry->old, __entry->target, __entry->used,
+		      __entry->hits, __entry->ghost_hits, __entry->other)
+);
+
 #endif /* _CCACHE_TRACE_H */
 
 /* This part must be outside the include guard. */
