@@ -1,0 +1,116 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The pool sizes itself (pool_sizing=auto, sizing.c): its target starts at
+# max_pool_percent; file pages read again that the pool could not have
+# served (here: with caching switched off, every refault) move it down and
+# the pool gives back what it holds above it; pages read from the disk
+# after the pool refused them (ghost hits) move it up; pool_sizing=fixed
+# keeps it at max_pool_percent whatever happens.  Every file reads back
+# as its model.
+# VM: mem=256 cpus=2 disk=ext4:512M timeout=300
+# shellcheck source=selftests/lib/tap.sh
+. ./lib/tap.sh
+# shellcheck source=selftests/progs/cctest.sh
+. ./progs/cctest.sh
+
+[ -d /mnt/d0 ] || tap_skip_all "no data disk at /mnt/d0"
+P=/sys/module/ccache/parameters
+dir=/mnt/d0/sizing
+mkdir -p "$dir"
+
+# limit: max_pool_percent of RAM in bytes, as the module computes it
+limit() {
+	echo $(($(meminfo_kib MemTotal) * $(cat $P/max_pool_percent) * 1024 / 100))
+}
+
+# below BYTES: true when pool_target_bytes is below BYTES
+# shellcheck disable=SC2317 # called through cc_poll
+below() {
+	[ "$(cc_stat pool_target_bytes)" -lt "$1" ]
+}
+
+# fits: true when the pool's compressed data fits its target (the sizing
+# worker trims once a second; mem_used_bytes counts the staging buffers
+# too)
+# shellcheck disable=SC2317 # called through cc_poll
+fits() {
+	[ "$(cc_stat compressed_bytes)" -le "$(cc_stat pool_target_bytes)" ]
+}
+
+cc_start
+check "pool_sizing is auto by default" [ "$(cat $P/pool_sizing)" = auto ]
+check "the target starts at max_pool_percent of RAM" \
+	[ "$(cc_stat pool_target_bytes)" -ge $(($(limit) - 65536)) ]
+check_fails "pool_sizing refuses another word" \
+	sh -c "echo big > $P/pool_sizing"
+check "pool_sizing still reads auto" [ "$(cat $P/pool_sizing)" = auto ]
+
+# A working set that fits in RAM leaves the pool empty.
+check "create 16 MiB" cc_create 16M $dir/small
+for i in 1 2 3; do
+	"$CCFILE" verify -m read $dir/small > /dev/null || echo "# read $i failed"
+done
+check "data that fits in RAM leaves nothing in the pool" \
+	[ "$(cc_stat stored_pages)" -lt 64 ]
+
+# Fill the pool with 96 MiB of compressible data.
+check "create 96 MiB" cc_create 24M $dir/a1 $dir/a2 $dir/a3 $dir/a4
+sync
+cc_evict $dir/a1 $dir/a2 $dir/a3 $dir/a4
+stored=$(cc_stat stored_pages)
+used=$(cc_stat mem_used_bytes)
+check_gt "the pool holds pages" "$stored" 4096
+
+# Refaults the pool could not have served: caching off, a 32 MiB file
+# evicted and read again.
+check "stop caching (filesystems=none)" sh -c "echo none > $P/filesystems"
+check "create 32 MiB" cc_create 32M $dir/b
+sync
+cc_snap other
+cc_evict $dir/b
+run_check "the file reads back as its model (from disk)" \
+	"$CCFILE" verify -m read $dir/b
+sleep 2
+cc_show "after other refaults"
+check_gt "its pages counted as other refaults" \
+	"$(cc_delta other other_refaults)" 4096
+check "the target fell by more than 8 MiB" \
+	cc_poll 30 below $(($(limit) - 8388608))
+check "the pool gave back what it held above the target" cc_poll 30 fits
+check_le "mem_used_bytes fell by more than 4 MiB" "$(cc_stat mem_used_bytes)" \
+	$((used - 4194304))
+check_gt "lru_evictions grew" "$(cc_delta other lru_evictions)" 1024
+check_le "fewer pages stored than before" "$(cc_stat stored_pages)" \
+	$((stored - 1024))
+check "the ccache_pool_target trace event exists" \
+	[ -d /sys/kernel/tracing/events/ccache/ccache_pool_target ]
+
+# Ghost hits: caching on, a 32 MiB file evicted into the smaller pool
+# (most of it refused), read again from the disk.
+check "cache again (filesystems=ext4)" sh -c "echo ext4 > $P/filesystems"
+check "create another 32 MiB" cc_create 32M $dir/c
+sync
+target=$(cc_stat pool_target_bytes)
+cc_snap ghost
+cc_evict $dir/c
+run_check "it reads back as its model" "$CCFILE" verify -m read $dir/c
+sleep 2
+cc_show "after ghost hits"
+check_gt "its refused pages read from the disk were ghost hits" \
+	"$(cc_delta ghost ghost_hits)" 1024
+check_gt "the target rose" "$(cc_stat pool_target_bytes)" "$target"
+
+# fixed: the target is max_pool_percent, other refaults or not.
+check "pool_sizing=fixed" sh -c "echo fixed > $P/pool_sizing"
+check "stop caching again" sh -c "echo none > $P/filesystems"
+cc_evict $dir/b
+run_check "the 32 MiB file reads back as its model" \
+	"$CCFILE" verify -m read $dir/b
+sleep 2
+check "with fixed the target stays at max_pool_percent" \
+	[ "$(cc_stat pool_target_bytes)" -ge $(($(limit) - 65536)) ]
+check "cache again" sh -c "echo ext4 > $P/filesystems"
+run_check "every file reads back as its model" \
+	"$CCFILE" verify -m read $dir/small $dir/a1 $dir/a2 $dir/a3 $dir/a4 $dir/c
+check "rmmod ccache" /sbin/rmmod ccache
+tap_done
