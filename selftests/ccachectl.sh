@@ -91,6 +91,7 @@ ratio=$(col RATIO)
 check "status: a compression ratio above 1 ($ratio)" \
 	awk -v r="$ratio" 'BEGIN { exit !(r + 0 > 1) }'
 check "status: a pool limit" test -n "$(col POOL-LIMIT)"
+check "status: a pool target" test -n "$(col POOL-TARGET)"
 # REJECTED, then one column per reject_* file
 check_eq "status: a column for every reject_* file" \
 	"$(printf '%s\n' "$out" | awk '/^REJECTED/ { print NF - 1 }')" \
@@ -137,6 +138,7 @@ check_eq "json: offload_backends are the module's" \
 	"$(json_keys offload_backends)" "$(names $S/offload -type d)"
 check_fails "json: a write-only file is no statistic" has '"flush"'
 check "json: a pool limit" has '^  "pool_limit_bytes": [0-9]+,$'
+check "json: a pool target" has '^  "pool_target_bytes": [0-9]+,$'
 
 # ---- set ----
 show $CTL set max_pool_percent=30

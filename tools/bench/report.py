@@ -804,9 +804,10 @@ PANELS = (
     Panel('disk reads/s', (('disk_ios', 1, '-'),), True),
     Panel('disk read MiB/s', (('disk_kib', 1 / 1024, '-'),), True),
     Panel('ccache hits/s', (('hits', 1, '-'),), True, ccache_only=True),
-    Panel('pool MiB: stored pages, original size (solid); memory used (dashed)',
-          (('stored_pages', 4 / 1024, '-'), ('mem_used', 2**-20, '--')), False,
-          ccache_only=True),
+    Panel('pool MiB: stored pages, original size (solid); memory used (dashed); '
+          'target (dotted)',
+          (('stored_pages', 4 / 1024, '-'), ('mem_used', 2**-20, '--'),
+           ('pool_target', 2**-20, ':')), False, ccache_only=True),
     Panel('page cache MiB (Cached)', (('cached_kib', 1 / 1024, '-'),), False),
 )
 
