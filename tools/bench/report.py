@@ -547,7 +547,8 @@ def setup(c):
     for r in c.runs:
         m, z = r.phases.get('module'), r.phases.get('dmz')
         if m:
-            return (f'ccache, max_pool_percent {m.get("pool")}, {m.get("compressor")}, '
+            sizing = f', pool_sizing={m["sizing"]}' if 'sizing' in m else ''
+            return (f'ccache, max_pool_percent {m.get("pool")}{sizing}, {m.get("compressor")}, '
                     f'offload={m.get("offload")}')
         if z:
             return (f'dm-cache of {z.get("cache_mib")} MiB on zram ({z.get("zram_disksize_mib")} '
