@@ -110,7 +110,9 @@ check_eq "json: every line is well-formed" "$bad" 0
 check_eq "json: braces balance" \
 	"$(printf '%s\n' "$json" | tr -cd '{' | wc -c)" \
 	"$(printf '%s\n' "$json" | tr -cd '}' | wc -c)"
-check_eq "--json alone is status --json" "$($CTL --json)" "$json"
+# the numbers masked: rates and the sizing target may move in between
+check_eq "--json alone is status --json" "$($CTL --json | sed 's/[0-9][0-9]*/N/g')" \
+	"$(printf '%s\n' "$json" | sed 's/[0-9][0-9]*/N/g')"
 
 # json_keys OBJECT: the keys of the top-level OBJECT of $json, sorted,
 # on one line
