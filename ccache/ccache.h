@@ -81,7 +81,7 @@ struct ccache_stats {
 	atomic_long_t lru_evictions;	/* entries evicted to keep the pool limit */
 	atomic_long_t shrinker_frees;	/* entries freed for the shrinker */
 	atomic_long_t ghost_hits;	/* disk reads of pages the pool let go */
-	atomic_long_t other_refaults;	/* file refaults neither hit nor ghost */
+	atomic_long_t other_refaults;	/* refaults of pages the pool cannot hold */
 	atomic_long_t same_filled_pages;	/* stored pages that are one repeated word */
 	atomic_long_t decompress_errors;	/* hits that fell back to the disk */
 	atomic_long_t checksum_errors;	/* of those, data that failed its checksum */

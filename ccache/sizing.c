@@ -24,9 +24,16 @@
  *   older one), so a ghost hit means "evicted within about the last that
  *   many pages the pool let go".
  * - other refaults: the kernel counts every file page read again after
- *   its eviction (WORKINGSET_REFAULT_FILE, metadata included).  Those the
- *   pool neither served (hits) nor could have served with more room
- *   (ghost hits) are reads a larger page cache would have saved.
+ *   its eviction (WORKINGSET_REFAULT_FILE, metadata included).  Less the
+ *   pages the pool served (hits) and every page of a cached filesystem
+ *   read from the disk (serve.c sees them all), what is left are refaults
+ *   of pages the pool cannot hold at all: the filesystems' metadata, files
+ *   of other filesystems.  Only a larger page cache saves those.  Data
+ *   pages read again long after the pool let them go (beyond the ghosts'
+ *   memory) count on neither side: the pool holds more of them per byte
+ *   than the page cache, and a first version that counted them against
+ *   the pool emptied it in make bench-web's random fio job, whose re-reads
+ *   the fixed pool served.
  *
  * Every CCACHE_SIZING_PERIOD the target moves by one page of memory per
  * other refault (towards the page cache) and by PAGE_SIZE / b pages per
@@ -37,11 +44,10 @@
  * be read again has nothing to show yet), and the pool gives back what it
  * holds above the target at once (lru.c).
  *
- * The count of other refaults errs towards the page cache: a refault the
- * pool could have served with more room than the ghost table remembers
- * counts against the pool, and a hit or ghost hit on a page the kernel no
- * longer remembered is subtracted although it was no refault.  A cache
- * that must never make a server slower should err that way.
+ * The count of other refaults is low when files are read for the first
+ * time (those reads are subtracted although they are no refaults), so a
+ * pool takes the memory of the page cache's metadata only while ghost
+ * hits show it earns it.
  *
  * pool_sizing=fixed keeps the target at max_pool_percent (the policy
  * before this one).  Only the sizing worker (lru.c) updates the target;
@@ -67,9 +73,12 @@ static unsigned long ccache_ghosts_mask;	/* slots - 1, a power of 2 */
 
 static unsigned long ccache_target;	/* bytes; ULONG_MAX: not set yet */
 
+/* Pages of files ccache caches that were read from the disk. */
+static atomic_long_t ccache_data_reads = ATOMIC_LONG_INIT(0);
+
 /* The counters as the last update saw them. */
 static struct {
-	unsigned long refaults, hits, ghost_hits;
+	unsigned long refaults, hits, ghost_hits, data_reads;
 } ccache_sizing_seen;
 
 static unsigned long ccache_refaults(void)
@@ -89,8 +98,10 @@ void ccache_ghost_record(u32 tag)
 }
 
 /**
- * ccache_ghost_hit() - count a read from the disk of a page the pool let go
- * @tag: ccache_page_tag() of a page the store did not serve
+ * ccache_ghost_hit() - count a read from the disk of a page ccache could
+ * have held, and whether the pool let it go recently
+ * @tag: ccache_page_tag() of a page of a cached filesystem that the store
+ *	did not serve
  *
  * A ghost counts once: it is forgotten when it is hit.
  *
@@ -100,6 +111,7 @@ void ccache_ghost_hit(u32 tag)
 {
 	u32 *slot = &ccache_ghosts[tag & ccache_ghosts_mask];
 
+	atomic_long_inc(&ccache_data_reads);
 	if (tag && READ_ONCE(*slot) == tag) {
 		WRITE_ONCE(*slot, 0);
 		ccache_stat_inc(ghost_hits);
@@ -159,14 +171,17 @@ static unsigned long ccache_since(unsigned long now, unsigned long *seen)
 unsigned long ccache_sizing_update(unsigned long limit, unsigned long used,
 				   unsigned long stored)
 {
-	unsigned long refaults, hits, ghost_hits, other, per_page, old, grow;
-	unsigned long target = READ_ONCE(ccache_target);
+	unsigned long refaults, hits, ghost_hits, data, other, per_page, old;
+	unsigned long target = READ_ONCE(ccache_target), grow;
 
 	refaults = ccache_since(ccache_refaults(), &ccache_sizing_seen.refaults);
 	hits = ccache_since(ccache_stat_read(hits), &ccache_sizing_seen.hits);
 	ghost_hits = ccache_since(ccache_stat_read(ghost_hits),
 				  &ccache_sizing_seen.ghost_hits);
-	other = refaults > hits + ghost_hits ? refaults - hits - ghost_hits : 0;
+	data = ccache_since(atomic_long_read(&ccache_data_reads),
+			    &ccache_sizing_seen.data_reads);
+	/* refaults of pages the pool cannot hold: neither served nor data */
+	other = refaults > hits + data ? refaults - hits - data : 0;
 	ccache_stat_add(other_refaults, other);
 
 	/* fixed, or the first call: the top (fixed -> auto starts there) */
@@ -207,6 +222,7 @@ int ccache_sizing_init(void)
 	ccache_sizing_seen.refaults = ccache_refaults();
 	ccache_sizing_seen.hits = ccache_stat_read(hits);
 	ccache_sizing_seen.ghost_hits = ccache_stat_read(ghost_hits);
+	ccache_sizing_seen.data_reads = atomic_long_read(&ccache_data_reads);
 	return 0;
 }
 
