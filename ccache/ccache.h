@@ -128,6 +128,7 @@ extern const char * const ccache_fs_names[CCACHE_FS_COUNT];
 bool ccache_param_enabled(void);
 bool ccache_param_checksum(void);
 unsigned int ccache_param_max_pool_percent(void);
+unsigned long ccache_param_max_pool_bytes(void);
 unsigned int ccache_param_accept_threshold_percent(void);
 bool ccache_param_pool_sizing_auto(void);
 unsigned long ccache_param_filesystems(void);

@@ -53,12 +53,6 @@ static struct shrinker *ccache_shrinker;
 static u32 *ccache_refused;		/* ccache_page_tag()s, 0: none */
 static unsigned long ccache_refused_mask;	/* slots - 1, a power of 2 */
 
-/* The pool's limit in bytes; metadata counts against it too. */
-static unsigned long ccache_pool_limit(unsigned int percent)
-{
-	return (totalram_pages() * percent / 100) << PAGE_SHIFT;
-}
-
 /**
  * ccache_pool_used() - Return: memory the pool and the store's metadata
  * take, the bytes that count against max_pool_percent (staging buffers
@@ -190,7 +184,7 @@ static bool ccache_refused_again(u32 tag)
  */
 bool ccache_pool_admit(u32 tag, bool workingset)
 {
-	unsigned long limit = ccache_pool_limit(ccache_param_max_pool_percent());
+	unsigned long limit = ccache_param_max_pool_bytes();
 	unsigned long goal = ccache_sizing_goal(limit);
 	unsigned long used = ccache_pool_used();
 	unsigned long n, looked;
@@ -247,7 +241,7 @@ static DECLARE_DELAYED_WORK(ccache_sizing_worker, ccache_sizing_work);
 
 static void ccache_sizing_work(struct work_struct *work)
 {
-	unsigned long limit = ccache_pool_limit(ccache_param_max_pool_percent());
+	unsigned long limit = ccache_param_max_pool_bytes();
 	unsigned long used = ccache_pool_used();
 	unsigned long stored = ccache_stat_read(stored_pages);
 	unsigned long target, nr, n, looked;

@@ -308,7 +308,6 @@ MODULE_PARM_DESC(fault_every,
  */
 void ccache_param_describe(char *buf, size_t size)
 {
-	unsigned int percent = ccache_param_max_pool_percent();
 	char fs[32];
 
 	ccache_list_emit(fs, sizeof(fs), ccache_param_filesystems(),
@@ -316,8 +315,9 @@ void ccache_param_describe(char *buf, size_t size)
 	kernel_param_lock(THIS_MODULE);
 	scnprintf(buf, size,
 		  "compressor %s, offload %s, max_pool_percent %u (%lu MiB), filesystems %s, %s",
-		  ccache_compressor, ccache_offload, percent,
-		  (totalram_pages() * percent / 100) >> (20 - PAGE_SHIFT), fs,
+		  ccache_compressor, ccache_offload,
+		  ccache_param_max_pool_percent(),
+		  ccache_param_max_pool_bytes() >> 20, fs,
 		  ccache_param_enabled() ? "enabled" : "disabled");
 	kernel_param_unlock(THIS_MODULE);
 }
@@ -338,6 +338,17 @@ bool ccache_param_checksum(void)
 unsigned int ccache_param_max_pool_percent(void)
 {
 	return READ_ONCE(ccache_max_pool_percent);
+}
+
+/**
+ * ccache_param_max_pool_bytes() - the pool's limit: max_pool_percent of RAM
+ *
+ * Return: the limit in bytes; the pool's metadata counts against it too.
+ */
+unsigned long ccache_param_max_pool_bytes(void)
+{
+	return (totalram_pages() * ccache_param_max_pool_percent() / 100)
+	       << PAGE_SHIFT;
 }
 
 /**

@@ -144,9 +144,7 @@ unsigned long ccache_sizing_goal(unsigned long limit)
  */
 unsigned long ccache_pool_target_bytes(void)
 {
-	return ccache_sizing_goal((totalram_pages() *
-				   ccache_param_max_pool_percent() / 100)
-				  << PAGE_SHIFT);
+	return ccache_sizing_goal(ccache_param_max_pool_bytes());
 }
 
 /* @delta, counted since the last update, and the new last value in @seen */
