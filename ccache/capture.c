@@ -46,8 +46,6 @@
 #include "store.h"
 #include "trace.h"
 
-#define CCACHE_CAPTURE_TP "mm_filemap_delete_from_page_cache"
-
 static struct tracepoint *ccache_capture_tp;
 
 /* Stages whose job is done, waiting for the publish worker. */
@@ -98,8 +96,14 @@ bool ccache_fs_allowed(struct inode *inode)
 	return false;
 }
 
-/* Is this a page that reclaim is evicting (not truncation, not a drop)? */
-static bool ccache_is_reclaim(struct folio *folio)
+/**
+ * ccache_folio_reclaimed() - is reclaim evicting this folio (not
+ * truncation, not a drop)?
+ * @folio: a folio leaving the page cache
+ *
+ * Context: the mm_filemap_delete_from_page_cache tracepoint.
+ */
+bool ccache_folio_reclaimed(struct folio *folio)
 {
 	return folio_ref_count(folio) == 0 && (current->flags & PF_MEMALLOC);
 }
@@ -214,7 +218,7 @@ static void ccache_capture_probe(void *data, struct folio *folio)
 
 	if (!mapping || !mapping->host || !S_ISREG(mapping->host->i_mode))
 		return;
-	capture = ccache_is_reclaim(folio) && ccache_param_enabled();
+	capture = ccache_folio_reclaimed(folio) && ccache_param_enabled();
 	if (capture && !(ccache_folio_capturable(folio) &&
 			 ccache_fs_allowed(mapping->host))) {
 		ccache_key_of(mapping->host, &key);
@@ -358,12 +362,6 @@ static void ccache_publish_work(struct work_struct *work)
 		ccache_entry_reserve_fill();
 }
 
-static void ccache_find_tracepoint(struct tracepoint *tp, void *priv)
-{
-	if (!strcmp(tp->name, CCACHE_CAPTURE_TP))
-		ccache_capture_tp = tp;
-}
-
 /**
  * ccache_capture_init() - start capturing evicted pages
  *
@@ -373,9 +371,9 @@ int ccache_capture_init(void)
 {
 	int err;
 
-	for_each_kernel_tracepoint(ccache_find_tracepoint, NULL);
+	ccache_capture_tp = ccache_tracepoint(CCACHE_DELETE_TP);
 	if (!ccache_capture_tp)
-		return ccache_hook_missing("tracepoint", CCACHE_CAPTURE_TP);
+		return -ENOENT;
 	ccache_capture_stopping = false;
 	ccache_wq = alloc_workqueue("ccache", WQ_UNBOUND, 0);
 	if (!ccache_wq)
@@ -386,7 +384,7 @@ int ccache_capture_init(void)
 	err = tracepoint_probe_register(ccache_capture_tp, ccache_capture_probe,
 					NULL);
 	if (err) {
-		pr_err("cannot attach to tracepoint %s: %d\n", CCACHE_CAPTURE_TP,
+		pr_err("cannot attach to tracepoint %s: %d\n", CCACHE_DELETE_TP,
 		       err);
 		goto fail;
 	}

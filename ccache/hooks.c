@@ -21,7 +21,8 @@
  * "invalidation in flight" (no capture, no hit) until its inode is evicted,
  * and serve.c drops the whole store when it sees a new miss count.
  *
- * This file also finds kernel functions by name (ccache_symbol_address()).
+ * This file also finds kernel functions and tracepoints by name
+ * (ccache_symbol_address(), ccache_tracepoint()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -30,6 +31,8 @@
 #include <linux/kprobes.h>
 #include <linux/pagemap.h>
 #include <linux/ptrace.h>
+#include <linux/string.h>
+#include <linux/tracepoint.h>
 #include <linux/uaccess.h>
 #include <linux/utsname.h>
 
@@ -68,6 +71,36 @@ void *ccache_symbol_address(const char *name)
 	    insn == CCACHE_ENDBR64)
 		addr -= sizeof(insn);
 	return addr;
+}
+
+struct ccache_tp_search {
+	const char *name;
+	struct tracepoint *tp;
+};
+
+static void ccache_tp_match(struct tracepoint *tp, void *priv)
+{
+	struct ccache_tp_search *search = priv;
+
+	if (!strcmp(tp->name, search->name))
+		search->tp = tp;
+}
+
+/**
+ * ccache_tracepoint() - a kernel tracepoint, by name
+ * @name: the tracepoint's name
+ *
+ * Context: process context.
+ * Return: the tracepoint, or NULL (logged, see ccache_hook_missing()).
+ */
+struct tracepoint *ccache_tracepoint(const char *name)
+{
+	struct ccache_tp_search search = { .name = name };
+
+	for_each_kernel_tracepoint(ccache_tp_match, &search);
+	if (!search.tp)
+		ccache_hook_missing("tracepoint", name);
+	return search.tp;
 }
 
 /* What a hook learns from its function's arguments, kept until it returns. */

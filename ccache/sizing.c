@@ -23,17 +23,28 @@
  *   slot per CCACHE_GHOST_SHARE pages of RAM; a newer ghost overwrites an
  *   older one), so a ghost hit means "evicted within about the last that
  *   many pages the pool let go".
- * - other refaults: the kernel counts every file page read again after
- *   its eviction (WORKINGSET_REFAULT_FILE, metadata included).  Less the
- *   pages the pool served (hits) and every page of a cached filesystem
- *   read from the disk (serve.c sees them all), what is left are refaults
- *   of pages the pool cannot hold at all: the filesystems' metadata, files
- *   of other filesystems.  Only a larger page cache saves those.  Data
- *   pages read again long after the pool let them go (beyond the ghosts'
- *   memory) count on neither side: the pool holds more of them per byte
- *   than the page cache, and a first version that counted them against
- *   the pool emptied it in make bench-web's random fio job, whose re-reads
- *   the fixed pool served.
+ * - other refaults: pages the pool cannot hold (the filesystems'
+ *   metadata, files of other filesystems) that reclaim evicted and that
+ *   came back to the page cache soon enough that a page cache larger by
+ *   the pool's memory would have kept them.  ARC's other ghost list,
+ *   measured as mm/workingset.c measures refault distances: an eviction
+ *   clock counts the pages reclaim evicts; each evicted page the pool
+ *   cannot hold leaves its tag and the clock in a second direct-mapped
+ *   table; when a page comes back to the page cache, the clock's advance
+ *   since its eviction is its distance, and a distance within what the
+ *   pool holds (in pages of page cache) is a page the pool's memory would
+ *   have kept.  So the pool is charged only for the page cache it takes:
+ *   an empty pool is charged nothing, and refaults from far beyond it
+ *   (a test's sweep of its whole disk) are not counted.  A page written
+ *   after its eviction comes back too without a read, so the count is
+ *   capped by the disk reads that are not a cached filesystem's data
+ *   (PGPGIN, every block device, less those data pages).
+ *
+ * The kernel's own refault counter (WORKINGSET_REFAULT_FILE) cannot serve:
+ * it counts every refault whatever its distance, and a first version that
+ * took it (less hits and data reads) emptied the pool in a coherence test
+ * whose memory pressure re-reads 64 MiB of its disk while the pool served
+ * 13,891 pages (CI, 2026-11-26).
  *
  * Every CCACHE_SIZING_PERIOD the target moves by one page of memory per
  * other refault (towards the page cache) and by PAGE_SIZE / b pages per
@@ -44,21 +55,17 @@
  * be read again has nothing to show yet), and the pool gives back what it
  * holds above the target at once (lru.c).
  *
- * The count of other refaults is low when files are read for the first
- * time (those reads are subtracted although they are no refaults), so a
- * pool takes the memory of the page cache's metadata only while ghost
- * hits show it earns it.
- *
  * pool_sizing=fixed keeps the target at max_pool_percent (the policy
  * before this one).  Only the sizing worker (lru.c) updates the target;
  * readers and the publish worker read it with READ_ONCE().
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/blk_types.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
-#include <linux/mmzone.h>
 #include <linux/slab.h>
+#include <linux/tracepoint.h>
 #include <linux/vmstat.h>
 
 #include "ccache.h"
@@ -71,6 +78,25 @@
 static u32 *ccache_ghosts;		/* ccache_page_tag()s, 0: none */
 static unsigned long ccache_ghosts_mask;	/* slots - 1, a power of 2 */
 
+/*
+ * The page cache's ghosts: tag << 32 | the eviction clock's low 32 bits,
+ * 0: none.  One slot per two pages of RAM: 4 bytes a page, as the pool's.
+ */
+#define CCACHE_CACHE_GHOST_SHARE 2
+static u64 *ccache_cache_ghosts;
+static unsigned long ccache_cache_ghosts_mask;
+
+/* The eviction clock: pages reclaim evicted from the page cache. */
+static atomic_long_t ccache_evictions = ATOMIC_LONG_INIT(0);
+
+/* Pages of page cache the pool's memory would be: the refaults' horizon. */
+static unsigned long ccache_horizon;
+
+/* Page-cache ghosts that came back within the horizon. */
+static atomic_long_t ccache_cache_refaults = ATOMIC_LONG_INIT(0);
+
+static struct tracepoint *ccache_delete_tp, *ccache_add_tp;
+
 static unsigned long ccache_target;	/* bytes; ULONG_MAX: not set yet */
 
 /* Pages of files ccache caches that were read from the disk. */
@@ -78,12 +104,72 @@ static atomic_long_t ccache_data_reads = ATOMIC_LONG_INIT(0);
 
 /* The counters as the last update saw them. */
 static struct {
-	unsigned long refaults, hits, ghost_hits, data_reads;
+	unsigned long cache_refaults, hits, ghost_hits, data_reads, disk_reads;
 } ccache_sizing_seen;
 
-static unsigned long ccache_refaults(void)
+/*
+ * Pages read from every block device (PGPGIN counts 512-byte sectors).
+ * Context: process context; the sizing worker, or init before it starts
+ * (the buffer is shared).
+ */
+static unsigned long ccache_disk_reads(void)
 {
-	return global_node_page_state(WORKINGSET_REFAULT_FILE);
+	static unsigned long events[NR_VM_EVENT_ITEMS];
+
+	all_vm_events(events);
+	return events[PGPGIN] >> (PAGE_SHIFT - SECTOR_SHIFT);
+}
+
+/* The tag of @folio's first page. */
+static u32 ccache_folio_tag(struct folio *folio)
+{
+	struct ccache_key key;
+
+	ccache_key_of(folio->mapping->host, &key);
+	return ccache_page_tag(&key, folio->index);
+}
+
+/*
+ * A folio leaves the page cache: when reclaim evicts it, tick the clock,
+ * and leave a ghost unless the pool may hold it (its ghosts are the
+ * pool's).  A large folio leaves one ghost, for its first page.
+ */
+static void ccache_sizing_deleted(void *data, struct folio *folio)
+{
+	struct address_space *mapping = folio->mapping;
+	unsigned long clock;
+	u32 tag;
+
+	if (!mapping || !mapping->host || !ccache_folio_reclaimed(folio))
+		return;
+	clock = atomic_long_add_return(folio_nr_pages(folio),
+				       &ccache_evictions);
+	if (ccache_fs_allowed(mapping->host))
+		return;
+	tag = ccache_folio_tag(folio);
+	WRITE_ONCE(ccache_cache_ghosts[tag & ccache_cache_ghosts_mask],
+		   (u64)tag << 32 | (u32)clock);
+}
+
+/* A folio comes to the page cache: was it evicted within the horizon? */
+static void ccache_sizing_added(void *data, struct folio *folio)
+{
+	struct address_space *mapping = folio->mapping;
+	u64 *slot, ghost;
+	u32 tag, distance;
+
+	if (!mapping || !mapping->host)
+		return;
+	tag = ccache_folio_tag(folio);
+	slot = &ccache_cache_ghosts[tag & ccache_cache_ghosts_mask];
+	ghost = READ_ONCE(*slot);
+	if (ghost >> 32 != tag)
+		return;
+	WRITE_ONCE(*slot, 0);
+	/* u32 arithmetic: the clock's wrap does not matter */
+	distance = (u32)atomic_long_read(&ccache_evictions) - (u32)ghost;
+	if (distance <= READ_ONCE(ccache_horizon))
+		atomic_long_add(folio_nr_pages(folio), &ccache_cache_refaults);
 }
 
 /**
@@ -118,10 +204,11 @@ void ccache_ghost_hit(u32 tag)
 	}
 }
 
-/** ccache_sizing_bytes() - Return: the memory the ghost table takes. */
+/** ccache_sizing_bytes() - Return: the memory the ghost tables take. */
 unsigned long ccache_sizing_bytes(void)
 {
-	return (ccache_ghosts_mask + 1) * sizeof(*ccache_ghosts);
+	return (ccache_ghosts_mask + 1) * sizeof(*ccache_ghosts) +
+	       (ccache_cache_ghosts_mask + 1) * sizeof(*ccache_cache_ghosts);
 }
 
 /**
@@ -169,18 +256,21 @@ static unsigned long ccache_since(unsigned long now, unsigned long *seen)
 unsigned long ccache_sizing_update(unsigned long limit, unsigned long used,
 				   unsigned long stored)
 {
-	unsigned long refaults, hits, ghost_hits, data, other, per_page, old;
-	unsigned long target = READ_ONCE(ccache_target), grow;
+	unsigned long hits, ghost_hits, data, disk, other, per_page, old, grow;
+	unsigned long target = READ_ONCE(ccache_target);
 
-	refaults = ccache_since(ccache_refaults(), &ccache_sizing_seen.refaults);
+	other = ccache_since(atomic_long_read(&ccache_cache_refaults),
+			     &ccache_sizing_seen.cache_refaults);
 	hits = ccache_since(ccache_stat_read(hits), &ccache_sizing_seen.hits);
 	ghost_hits = ccache_since(ccache_stat_read(ghost_hits),
 				  &ccache_sizing_seen.ghost_hits);
 	data = ccache_since(atomic_long_read(&ccache_data_reads),
 			    &ccache_sizing_seen.data_reads);
-	/* refaults of pages the pool cannot hold: neither served nor data */
-	other = refaults > hits + data ? refaults - hits - data : 0;
+	disk = ccache_since(ccache_disk_reads(), &ccache_sizing_seen.disk_reads);
+	/* only those read from a disk: not pages written after eviction */
+	other = min(other, disk > data ? disk - data : 0);
 	ccache_stat_add(other_refaults, other);
+	WRITE_ONCE(ccache_horizon, used >> PAGE_SHIFT);
 
 	/* fixed, or the first call: the top (fixed -> auto starts there) */
 	if (!ccache_param_pool_sizing_auto() || target == ULONG_MAX)
@@ -201,31 +291,73 @@ unsigned long ccache_sizing_update(unsigned long limit, unsigned long used,
 	return target;
 }
 
+/* Allocate a table of 1 << order(@slots) slots of @size bytes; *@mask. */
+static void *ccache_ghost_table(unsigned long slots, size_t size,
+				unsigned long *mask)
+{
+	slots = roundup_pow_of_two(max(slots, CCACHE_GHOST_MIN));
+	*mask = slots - 1;
+	return kvcalloc(slots, size, GFP_KERNEL);
+}
+
 /**
- * ccache_sizing_init() - allocate the ghost table
+ * ccache_sizing_init() - allocate the ghost tables and start watching the
+ * page cache
  *
- * Return: 0 or -ENOMEM.
+ * Return: 0, or a negative errno with the reason logged.
  */
 int ccache_sizing_init(void)
 {
-	unsigned long slots = max(totalram_pages() / CCACHE_GHOST_SHARE,
-				  CCACHE_GHOST_MIN);
+	int err = -ENOMEM;
 
-	slots = roundup_pow_of_two(slots);
-	ccache_ghosts = kvcalloc(slots, sizeof(*ccache_ghosts), GFP_KERNEL);
-	if (!ccache_ghosts)
-		return -ENOMEM;
-	ccache_ghosts_mask = slots - 1;
+	ccache_delete_tp = ccache_tracepoint(CCACHE_DELETE_TP);
+	ccache_add_tp = ccache_tracepoint(CCACHE_ADD_TP);
+	if (!ccache_delete_tp || !ccache_add_tp)
+		return -ENOENT;
+	ccache_ghosts = ccache_ghost_table(totalram_pages() / CCACHE_GHOST_SHARE,
+					   sizeof(*ccache_ghosts),
+					   &ccache_ghosts_mask);
+	ccache_cache_ghosts =
+		ccache_ghost_table(totalram_pages() / CCACHE_CACHE_GHOST_SHARE,
+				   sizeof(*ccache_cache_ghosts),
+				   &ccache_cache_ghosts_mask);
+	if (!ccache_ghosts || !ccache_cache_ghosts)
+		goto fail;
 	ccache_target = ULONG_MAX;
-	ccache_sizing_seen.refaults = ccache_refaults();
+	ccache_horizon = 0;
+	ccache_sizing_seen.cache_refaults = atomic_long_read(&ccache_cache_refaults);
 	ccache_sizing_seen.hits = ccache_stat_read(hits);
 	ccache_sizing_seen.ghost_hits = ccache_stat_read(ghost_hits);
 	ccache_sizing_seen.data_reads = atomic_long_read(&ccache_data_reads);
-	return 0;
+	ccache_sizing_seen.disk_reads = ccache_disk_reads();
+	err = tracepoint_probe_register(ccache_delete_tp, ccache_sizing_deleted,
+					NULL);
+	if (err)
+		goto fail;
+	err = tracepoint_probe_register(ccache_add_tp, ccache_sizing_added,
+					NULL);
+	if (!err)
+		return 0;
+	tracepoint_probe_unregister(ccache_delete_tp, ccache_sizing_deleted,
+				    NULL);
+	tracepoint_synchronize_unregister();
+fail:
+	pr_err("cannot start sizing: %d\n", err);
+	kvfree(ccache_cache_ghosts);
+	kvfree(ccache_ghosts);
+	return err;
 }
 
-/** ccache_sizing_exit() - free the ghost table; nothing may use it now */
+/**
+ * ccache_sizing_exit() - stop watching the page cache and free the ghost
+ * tables; nothing else may use them now
+ */
 void ccache_sizing_exit(void)
 {
+	tracepoint_probe_unregister(ccache_add_tp, ccache_sizing_added, NULL);
+	tracepoint_probe_unregister(ccache_delete_tp, ccache_sizing_deleted,
+				    NULL);
+	tracepoint_synchronize_unregister();
+	kvfree(ccache_cache_ghosts);
 	kvfree(ccache_ghosts);
 }

@@ -190,6 +190,10 @@ int ccache_lru_init(void);
 void ccache_lru_exit(void);
 bool ccache_pool_admit(u32 tag, bool workingset);
 
+/* The page cache's tracepoints: pages leave (capture, sizing), come back. */
+#define CCACHE_DELETE_TP "mm_filemap_delete_from_page_cache"
+#define CCACHE_ADD_TP "mm_filemap_add_to_page_cache"
+
 /* sizing.c */
 int ccache_sizing_init(void);
 void ccache_sizing_exit(void);
@@ -207,6 +211,7 @@ unsigned long ccache_pool_used(void);
 int ccache_capture_init(void);
 void ccache_capture_exit(void);
 bool ccache_fs_allowed(struct inode *inode);
+bool ccache_folio_reclaimed(struct folio *folio);
 
 /* serve.c */
 int ccache_serve_init(void);
@@ -218,6 +223,7 @@ unsigned int ccache_hooks_nr(void);
 int ccache_hook_missing(const char *kind, const char *name);
 void ccache_hooks_exit(void);
 void *ccache_symbol_address(const char *name);
+struct tracepoint *ccache_tracepoint(const char *name);
 unsigned long ccache_hooks_missed(void);
 
 #endif /* _CCACHE_STORE_H */
