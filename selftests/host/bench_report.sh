@@ -114,6 +114,24 @@ else
 	tap_skip "with matplotlib: the plots" "no python3-matplotlib"
 fi
 
+check_fails "no 2R configurations: no section against the same RAM" \
+	grep -q 'with the same RAM' "$dir/report.md"
+
+# ccache at 2R against plain 2R, not plain R: 205, 190, 215 against 200,
+# 210, 220 overlap (median -2%); at fio-rand every one below (slower)
+same='Against the plain kernel with the same RAM' cc2='ccache, default settings, 2R'
+run twor --2r -t none-2R=200,210,220 -t cc-2R=205,190,215 \
+	-t cc-2R:fio-rand=150,160,170
+check_eq "with 2R: exit status 0" "$st" 0
+check_eq "ccache at 2R is compared with plain 2R" \
+	"$(cell "$same" "$cc2" against)" 'plain kernel, 2R'
+check_eq "overlapping: within noise, change of the medians 205 against 210" \
+	"$(cell "$same" "$cc2" "$nginx")" 'within noise, -2%'
+check_eq "every one below: slower" "$(cell "$same" "$cc2" "$rand")" 'slower, -24%'
+check_eq "plain 2R has no row of its own" "$(cell "$same" 'plain kernel, 2R' against)" ''
+check_eq "the verdicts table still compares it with plain R" \
+	"$(cell Verdicts "$cc2" "$nginx")" '205 req/s: faster, +105%'
+
 run one -r 1 -t cc:nginx=130
 check_eq "one repetition: exit status 0" "$st" 0
 check_eq "one repetition: no verdict" "$(cell "$nginx" "$cc" verdict)" 'one run: no verdict'

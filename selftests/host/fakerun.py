@@ -4,12 +4,13 @@
 
 usage: fakerun.py OUTDIR [-r REPS] [-t CONFIG[:PHASE]=V1,V2...]...
                   [--mismatch RUN] [--drop RUN:PHASE] [--status RUN=N] [--error RUN]
-                  [--empty RUN]
+                  [--empty RUN] [--2r]
 
 What a quick run writes (run.env, calibration.env, docset.summary,
 support.summary, logs/NAME.REP.log), in the same format, deterministic:
 configurations none-R (plain kernel), cc (ccache, max_pool_percent 20) and
-dmz (dm-cache on zram), REPS repetitions (3) in turns; in each guest a
+dmz (dm-cache on zram), with --2r also none-2R and cc-2R (2R of RAM),
+REPS repetitions (3) in turns; in each guest a
 prefill, the measured phases nginx, support (each with its -verify),
 fio-rand and fio-files, 20 s each, then end; apache_secs=0.
 
@@ -44,7 +45,10 @@ ap.add_argument('--drop', default='')
 ap.add_argument('--status', default='')
 ap.add_argument('--error', default='')
 ap.add_argument('--empty', default='')
+ap.add_argument('--2r', dest='two_r', action='store_true')
 a = ap.parse_args()
+if a.two_r:
+    CONFIGS += (('none-2R', 'plain kernel, 2R'), ('cc-2R', 'ccache, default settings, 2R'))
 thr = {}
 for spec in a.throughput:
     key, _, vals = spec.partition('=')
@@ -134,7 +138,8 @@ env = ['cmd="tools/bench/web-bench.sh --quick"',
        'host_cpu="AMD EPYC" host_cores=2 host_mem_kib=24684096 host_kernel="Linux 6.18"',
        'qemu="QEMU emulator version 7.2.22" nginx="nginx/1.22.1" apache="Apache/2.4.71"',
        f'configs="{" ".join(n for n, _ in CONFIGS)}"']
-env += [f'label_{n.replace("-", "_")}="{label}" mult_{n.replace("-", "_")}=1'
+env += [f'label_{n.replace("-", "_")}="{label}" '
+        f'mult_{n.replace("-", "_")}={2 if n.endswith("-2R") else 1}'
         for n, label in CONFIGS]
 env.append(f'runs="{" ".join(f"{n}.{r}" for n, r in runs)}"')
 for name, rep in runs:

@@ -625,6 +625,28 @@ def verdict_section(ws, configs, ref):
     return ['### Verdicts\n', table(['configuration'] + [w.title for w in ws], rows)]
 
 
+def same_ram_section(ws, configs, ref):
+    """Configurations with more RAM than R against the plain kernel with the
+    same RAM: what ccache costs when everything fits."""
+    rows = []
+    for c in configs:
+        plain = next((p for p in configs
+                      if p.mult == c.mult and p.label.startswith('plain')), None)
+        if plain is None or plain is c or plain is ref:
+            continue
+        cells = []
+        for w in ws:
+            word, change = compare(c, plain, w.phase)
+            cells.append(word if change is None else f'{word}, {fmt_change(change)}')
+        rows.append([c.label, plain.label] + cells)
+    if not rows:
+        return []
+    return ['### Against the plain kernel with the same RAM\n',
+            'The same rule as above, against the plain kernel with as much RAM '
+            '(where everything fits, ccache can only cost).\n',
+            table(['configuration', 'against'] + [w.title for w in ws], rows)]
+
+
 def turnover_section(ws, configs):
     rows, notes = [], []
     for w in ws:
@@ -972,6 +994,7 @@ def report(env, configs, docset, support, made, bad):
         md += ['**Problems:**\n'] + [f'- {b}' for b in bad] + ['']
     md += contention(configs, env)
     md += verdict_section(ws, configs, ref)
+    md += same_ram_section(ws, configs, ref)
     if 'throughput' in made:
         md.append(f'![Throughput per workload]({made["throughput"]})\n')
     md.append(reading_note(ref))

@@ -67,6 +67,7 @@ all_configs="\
 none-R|plain kernel, R|1|0||-|-|0
 none-2R|plain kernel, 2R|2|0||-|-|0
 cc|ccache, default settings|1|1||cpu|lzo|0
+cc-2R|ccache, default settings, 2R|2|1||cpu|lzo|0
 cc-fixed|ccache, pool_sizing=fixed|1|1||cpu|lzo|0|fixed
 dmz|dm-cache on zram, ccache's budget|1|0||-|-|1
 cc20|ccache 20%|1|1|20|cpu|lzo|0
@@ -76,7 +77,7 @@ cc80|ccache 80%|1|1|80|cpu|lzo|0
 cc60-inline|ccache 60% inline|1|1|60|inline|lzo|0
 cc60-lz4|ccache 60% lz4|1|1|60|cpu|lz4|0
 cc60-zstd|ccache 60% zstd|1|1|60|cpu|zstd|0"
-full_configs=none-R,none-2R,cc,dmz
+full_configs=none-R,none-2R,cc,cc-2R,dmz
 quick_configs=none-R,cc,dmz
 # the support profile's popularity: the thesis's SPECweb2005 Support alpha
 support_zipf=0.4
