@@ -27,6 +27,7 @@
 #include <uapi/linux/sched/types.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/timer.h>
 #include <linux/wait.h>
 
 #include "kspu.h"
@@ -37,7 +38,12 @@ static struct kspu_queue kspu_cpu_queue = {
 };
 
 static DECLARE_WAIT_QUEUE_HEAD(kspu_cpu_wait);
-static struct timer_list kspu_cpu_timer;	/* flushes a partial batch */
+/*
+ * Flushes a partial batch.  Set up once: a restart must not set up a timer
+ * that a late submitter may have armed (see kspu_cpu_stop_locked()).
+ */
+static void kspu_cpu_flush(struct timer_list *timer);
+static DEFINE_TIMER(kspu_cpu_timer, kspu_cpu_flush);
 
 static DEFINE_MUTEX(kspu_cpu_mutex);
 static bool kspu_cpu_started;			/* between start() and stop() */
@@ -125,16 +131,21 @@ static void kspu_cpu_flush(struct timer_list *timer)
 }
 
 /*
- * Cancel the queue; stop the threads.  kspu_cpu_mutex held.  A thread at
- * SCHED_IDLE on a busy machine may wait long for the CPU it needs to
- * finish its batch and exit, so each is raised to normal priority before
- * kthread_stop() waits for it.
+ * Cancel the queue; stop the threads.  kspu_cpu_mutex held.  A submitter
+ * that found the queue open may still be about to arm the timer:
+ * kspu_submit() calls us under rcu_read_lock(), so once synchronize_rcu()
+ * returns no submitter is left, and the timer stays disarmed after
+ * timer_delete_sync() (a restart used to re-initialise a timer armed
+ * after it).  A thread at SCHED_IDLE on a busy machine may wait long for
+ * the CPU it needs to finish its batch and exit, so each is raised to
+ * normal priority before kthread_stop() waits for it.
  */
 static void kspu_cpu_stop_locked(void)
 {
 	unsigned int i;
 
 	kspu_queue_close(&kspu_cpu_backend, &kspu_cpu_queue);
+	synchronize_rcu();
 	timer_delete_sync(&kspu_cpu_timer);
 	for (i = 0; i < kspu_cpu_nr_threads; i++)
 		sched_set_normal(kspu_cpu_threads[i], 0);
@@ -152,7 +163,6 @@ static int kspu_cpu_start_locked(void)
 	unsigned int n = max(cpumask_weight(mask), 1U);
 	struct task_struct *t;
 
-	timer_setup(&kspu_cpu_timer, kspu_cpu_flush, 0);
 	kspu_cpu_threads = kcalloc(n, sizeof(*kspu_cpu_threads), GFP_KERNEL);
 	if (!kspu_cpu_threads)
 		return -ENOMEM;

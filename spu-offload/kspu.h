@@ -114,9 +114,10 @@ struct kspu_stats {
  * @start: get ready to take jobs (threads, requests); may sleep
  * @stop: finish or cancel every job held, then release what start() took;
  *	no submit() runs any more when it is called; may sleep
- * @submit: take @n jobs; any context, interrupts possibly off; never
- *	sleeps.  Return: how many were taken, from the first (the rest are
- *	refused and still the caller's)
+ * @submit: take @n jobs; any context, interrupts possibly off, always
+ *	under rcu_read_lock() (kspu_submit()); never sleeps.  Return: how
+ *	many were taken, from the first (the rest are refused and still the
+ *	caller's)
  * @stats: its counters
  * @kobj: its directory of counters, offload/NAME/ (sysfs.c)
  * @kobj_released: completed when @kobj is released
