@@ -664,7 +664,7 @@ struct ccache_stage *ccache_staging_get(void)
 }
 
 /**
- * __ccache_staging_put() - return a staging buffer
+ * __ccache_staging_put() - return a staging buffer nothing was copied into
  * @stage: a buffer from ccache_staging_get()
  *
  * Context: ccache_lock held.
@@ -676,8 +676,12 @@ void __ccache_staging_put(struct ccache_stage *stage)
 }
 
 /**
- * ccache_staging_put() - return a staging buffer
- * @stage: a buffer from ccache_staging_get()
+ * ccache_staging_put() - clear a staging buffer and return it
+ * @stage: a buffer from ccache_staging_get() that a page was copied into
+ *
+ * Free buffers hold no file data: a raw copy of a page must not outlive
+ * its entry, which a flush or an unmount may have erased.  (The probe
+ * returns a buffer it did not write with __ccache_staging_put().)
  *
  * Context: any; takes ccache_lock.
  */
@@ -685,6 +689,7 @@ void ccache_staging_put(struct ccache_stage *stage)
 {
 	unsigned long flags;
 
+	clear_page(stage->page);
 	spin_lock_irqsave(&ccache_lock, flags);
 	__ccache_staging_put(stage);
 	spin_unlock_irqrestore(&ccache_lock, flags);
@@ -719,7 +724,7 @@ int ccache_store_init(void)
 	    !ccache_staging)
 		goto fail;
 	for (i = 0; i < ccache_staging_total; i++) {
-		ccache_stages[i].page = (void *)__get_free_page(GFP_KERNEL);
+		ccache_stages[i].page = (void *)get_zeroed_page(GFP_KERNEL);
 		if (!ccache_stages[i].page)
 			goto fail;
 		ccache_staging[ccache_staging_free++] = &ccache_stages[i];
