@@ -133,20 +133,24 @@ static void ccache_capture_done(struct kspu_job *job);
 /*
  * Count @nr pages of @key from @index on as not kept, for @why.  Pages the
  * pool had no room or time for leave ghosts (sizing.c): a read of one
- * from the disk is one a larger or faster pool would have saved.  Pages
+ * from the disk is one a larger or faster pool would have saved (those
+ * compression had no time for are marked "slow": sizing.c gives
+ * compression more CPU when they are hit).  Pages
  * that do not compress, or that no pool could keep, leave none.
  */
 static void ccache_reject(const struct ccache_key *key, pgoff_t index,
 			  unsigned int nr, enum ccache_reject why)
 {
 	unsigned int i;
+	bool slow;
 
 	atomic_long_add(nr, &ccache_stats.reject[why]);
 	trace_ccache_reject(key, index, nr, why);
 	if (why == CCACHE_REJECT_POOR_COMPRESSION || why == CCACHE_REJECT_POLICY)
 		return;
+	slow = why == CCACHE_REJECT_STAGING_FULL || why == CCACHE_REJECT_OFFLOAD;
 	for (i = 0; i < nr; i++)
-		ccache_ghost_record(ccache_page_tag(key, index + i));
+		ccache_ghost_record(ccache_page_tag(key, index + i), slow);
 }
 
 /*

@@ -82,6 +82,8 @@ struct ccache_stats {
 	atomic_long_t shrinker_frees;	/* entries freed for the shrinker */
 	atomic_long_t ghost_hits;	/* disk reads of pages the pool let go */
 	atomic_long_t other_refaults;	/* refaults of pages the pool cannot hold */
+	atomic_long_t slow_ghost_hits;	/* of ghost_hits: pages compression missed */
+	atomic_long_t offload_boost_secs;	/* seconds the offload threads ran boosted */
 	atomic_long_t same_filled_pages;	/* stored pages that are one repeated word */
 	atomic_long_t decompress_errors;	/* hits that fell back to the disk */
 	atomic_long_t checksum_errors;	/* of those, data that failed its checksum */
@@ -131,6 +133,7 @@ unsigned int ccache_param_max_pool_percent(void);
 unsigned long ccache_param_max_pool_bytes(void);
 unsigned int ccache_param_accept_threshold_percent(void);
 bool ccache_param_pool_sizing_auto(void);
+unsigned int ccache_param_offload_boost_percent(void);
 unsigned long ccache_param_filesystems(void);
 int ccache_param_start_compressor(void);
 int ccache_param_start_offload(void);

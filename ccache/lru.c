@@ -94,7 +94,7 @@ static unsigned long ccache_lru_evict(unsigned long nr, unsigned long budget,
 		}
 		ci = e->ci;
 		trace_ccache_evict(&ci->key, e->index, shrinker);
-		ccache_ghost_record(ccache_page_tag(&ci->key, e->index));
+		ccache_ghost_record(ccache_page_tag(&ci->key, e->index), false);
 		ccache_erase_entry(e);
 		ccache_inode_tidy(ci);
 		evicted++;
@@ -233,7 +233,6 @@ bool ccache_pool_admit(u32 tag, bool workingset)
  * left keep them: a trim looks at no more than twice the entries it
  * evicts.
  */
-#define CCACHE_SIZING_PERIOD HZ
 #define CCACHE_TRIM_BATCH 256UL
 
 static void ccache_sizing_work(struct work_struct *work);
@@ -247,6 +246,7 @@ static void ccache_sizing_work(struct work_struct *work)
 	unsigned long target, nr, n, looked;
 
 	target = ccache_sizing_update(limit, used, stored);
+	ccache_sizing_offload();
 	if (used > target && stored) {
 		/* entries, by the bytes an entry takes on average */
 		nr = DIV_ROUND_UP(used - target, max(used / stored, 1UL));

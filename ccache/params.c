@@ -267,6 +267,15 @@ module_param_cb(offload_sched, &ccache_choice_ops, &ccache_offload_sched_knob,
 MODULE_PARM_DESC(offload_sched,
 		 "Priority of the cpu backend's threads: idle (SCHED_IDLE) or nice (nice 19) (default idle)");
 
+static unsigned int ccache_offload_boost_percent;
+static struct ccache_uint_knob ccache_offload_boost_percent_knob = {
+	.val = &ccache_offload_boost_percent, .min = 0, .max = 100,
+};
+module_param_cb(offload_boost_percent, &ccache_uint_ops,
+		&ccache_offload_boost_percent_knob, 0644);
+MODULE_PARM_DESC(offload_boost_percent,
+		 "CPU, in percent of one CPU, the cpu backend's threads may take at nice 19 when pages dropped for want of compression time are read again (0-100, default 0: never)");
+
 static struct ccache_list_knob ccache_filesystems_knob = {
 	.mask = &ccache_filesystems, .names = ccache_fs_names,
 	.nr = CCACHE_FS_COUNT,
@@ -320,6 +329,12 @@ void ccache_param_describe(char *buf, size_t size)
 		  ccache_param_max_pool_bytes() >> 20, fs,
 		  ccache_param_enabled() ? "enabled" : "disabled");
 	kernel_param_unlock(THIS_MODULE);
+}
+
+/** ccache_param_offload_boost_percent() - Return: that knob. */
+unsigned int ccache_param_offload_boost_percent(void)
+{
+	return READ_ONCE(ccache_offload_boost_percent);
 }
 
 /** ccache_param_enabled() - Return: the "enabled" knob. */

@@ -22,22 +22,27 @@
  *   remembered by their ccache_page_tag() in a direct-mapped table (one
  *   slot per CCACHE_GHOST_SHARE pages of RAM; a newer ghost overwrites an
  *   older one), so a ghost hit means "evicted within about the last that
- *   many pages the pool let go".
- * - other refaults: pages the pool cannot hold (the filesystems'
- *   metadata, files of other filesystems) that reclaim evicted and that
- *   came back to the page cache soon enough that a page cache larger by
- *   the pool's memory would have kept them.  ARC's other ghost list,
- *   measured as mm/workingset.c measures refault distances: an eviction
- *   clock counts the pages reclaim evicts; each evicted page the pool
- *   cannot hold leaves its tag and the clock in a second direct-mapped
- *   table; when a page comes back to the page cache, the clock's advance
- *   since its eviction is its distance, and a distance within what the
- *   pool holds (in pages of page cache) is a page the pool's memory would
- *   have kept.  So the pool is charged only for the page cache it takes:
- *   an empty pool is charged nothing, and refaults from far beyond it
- *   (a test's sweep of its whole disk) are not counted.  A page written
- *   after its eviction comes back too without a read, so the count is
- *   capped by the disk reads that are not a cached filesystem's data
+ *   many pages the pool let go".  Pages dropped because compression had
+ *   no time for them (staging full, offload busy) are "slow" ghosts: a
+ *   larger pool would not have kept them, so they do not raise the
+ *   target; they raise compression's priority instead (below).
+ * - other refaults: pages that reclaim evicted, that were read from the
+ *   disk again, and that came back soon enough that a page cache larger
+ *   by the pool's memory would have kept them: the filesystems' metadata,
+ *   files of other filesystems, and data of cached filesystems that the
+ *   pool did not serve.  ARC's other ghost list, measured as
+ *   mm/workingset.c measures refault distances: an eviction clock counts
+ *   the pages reclaim evicts; each evicted page leaves its tag and the
+ *   clock in a second direct-mapped table; when the page comes back (the
+ *   page cache's add tracepoint; for a cached filesystem's data, serve.c
+ *   when it goes to the disk), the clock's advance since its eviction is
+ *   its distance, and a distance within what the pool holds (in pages of
+ *   page cache) is a page the pool's memory would have kept.  So the pool
+ *   is charged only for the page cache it takes: an empty pool is charged
+ *   nothing, and refaults from far beyond it (a test's sweep of its whole
+ *   disk) are not counted.  A page written after its eviction comes back
+ *   too without a read, so the count of pages other than a cached
+ *   filesystem's data is capped by the disk reads that are not such data
  *   (PGPGIN, every block device, less those data pages).
  *
  * The kernel's own refault counter (WORKINGSET_REFAULT_FILE) cannot serve:
@@ -71,6 +76,7 @@
 #include "ccache.h"
 #include "store.h"
 #include "trace.h"
+#include "../spu-offload/kspu.h"
 
 #define CCACHE_GHOST_SHARE 1
 #define CCACHE_GHOST_MIN 4096UL
@@ -92,8 +98,13 @@ static atomic_long_t ccache_evictions = ATOMIC_LONG_INIT(0);
 /* Pages of page cache the pool's memory would be: the refaults' horizon. */
 static unsigned long ccache_horizon;
 
-/* Page-cache ghosts that came back within the horizon. */
+/*
+ * Page-cache ghosts that came back within the horizon: pages of other
+ * filesystems and metadata (counted when they come back), and pages of
+ * cached filesystems read from the disk (counted by serve.c).
+ */
 static atomic_long_t ccache_cache_refaults = ATOMIC_LONG_INIT(0);
+static atomic_long_t ccache_data_refaults = ATOMIC_LONG_INIT(0);
 
 static struct tracepoint *ccache_delete_tp, *ccache_add_tp;
 
@@ -104,7 +115,8 @@ static atomic_long_t ccache_data_reads = ATOMIC_LONG_INIT(0);
 
 /* The counters as the last update saw them. */
 static struct {
-	unsigned long cache_refaults, hits, ghost_hits, data_reads, disk_reads;
+	unsigned long cache_refaults, data_refaults, hits, ghost_hits;
+	unsigned long slow_ghost_hits, data_reads, disk_reads;
 } ccache_sizing_seen;
 
 /*
@@ -130,9 +142,8 @@ static u32 ccache_folio_tag(struct folio *folio)
 }
 
 /*
- * A folio leaves the page cache: when reclaim evicts it, tick the clock,
- * and leave a ghost unless the pool may hold it (its ghosts are the
- * pool's).  A large folio leaves one ghost, for its first page.
+ * A folio leaves the page cache: when reclaim evicts it, tick the clock
+ * and leave a ghost.  A large folio leaves one ghost, for its first page.
  */
 static void ccache_sizing_deleted(void *data, struct folio *folio)
 {
@@ -144,48 +155,63 @@ static void ccache_sizing_deleted(void *data, struct folio *folio)
 		return;
 	clock = atomic_long_add_return(folio_nr_pages(folio),
 				       &ccache_evictions);
-	if (ccache_fs_allowed(mapping->host))
-		return;
 	tag = ccache_folio_tag(folio);
 	WRITE_ONCE(ccache_cache_ghosts[tag & ccache_cache_ghosts_mask],
 		   (u64)tag << 32 | (u32)clock);
 }
 
-/* A folio comes to the page cache: was it evicted within the horizon? */
-static void ccache_sizing_added(void *data, struct folio *folio)
+/*
+ * Is @tag a page-cache ghost evicted within the horizon?  It is forgotten
+ * once looked up.
+ */
+static bool ccache_cache_ghost_near(u32 tag)
 {
-	struct address_space *mapping = folio->mapping;
-	u64 *slot, ghost;
-	u32 tag, distance;
+	u64 *slot = &ccache_cache_ghosts[tag & ccache_cache_ghosts_mask];
+	u64 ghost = READ_ONCE(*slot);
+	u32 distance;
 
-	if (!mapping || !mapping->host)
-		return;
-	tag = ccache_folio_tag(folio);
-	slot = &ccache_cache_ghosts[tag & ccache_cache_ghosts_mask];
-	ghost = READ_ONCE(*slot);
 	if (ghost >> 32 != tag)
-		return;
+		return false;
 	WRITE_ONCE(*slot, 0);
 	/* u32 arithmetic: the clock's wrap does not matter */
 	distance = (u32)atomic_long_read(&ccache_evictions) - (u32)ghost;
-	if (distance <= READ_ONCE(ccache_horizon))
+	return distance <= READ_ONCE(ccache_horizon);
+}
+
+/*
+ * A folio comes to the page cache.  A cached filesystem's data may yet be
+ * served by the pool: serve.c looks its ghost up when it goes to the disk
+ * (ccache_ghost_hit()).
+ */
+static void ccache_sizing_added(void *data, struct folio *folio)
+{
+	struct address_space *mapping = folio->mapping;
+
+	if (!mapping || !mapping->host || ccache_fs_allowed(mapping->host))
+		return;
+	if (ccache_cache_ghost_near(ccache_folio_tag(folio)))
 		atomic_long_add(folio_nr_pages(folio), &ccache_cache_refaults);
 }
 
 /**
  * ccache_ghost_record() - remember a page the pool refused or evicted
  * @tag: its ccache_page_tag()
+ * @slow: compression had no time for it (staging full, offload busy)
+ *
+ * Tags are odd: a slow page's ghost is its tag with bit 0 clear.
  *
  * Context: any; no lock needed (a racing update loses one ghost).
  */
-void ccache_ghost_record(u32 tag)
+void ccache_ghost_record(u32 tag, bool slow)
 {
-	WRITE_ONCE(ccache_ghosts[tag & ccache_ghosts_mask], tag);
+	WRITE_ONCE(ccache_ghosts[tag & ccache_ghosts_mask],
+		   slow && tag != 1 ? tag & ~1U : tag);
 }
 
 /**
  * ccache_ghost_hit() - count a read from the disk of a page ccache could
- * have held, and whether the pool let it go recently
+ * have held, whether the pool let it go recently, and whether the page
+ * cache would have kept it with the pool's memory
  * @tag: ccache_page_tag() of a page of a cached filesystem that the store
  *	did not serve
  *
@@ -195,12 +221,17 @@ void ccache_ghost_record(u32 tag)
  */
 void ccache_ghost_hit(u32 tag)
 {
-	u32 *slot = &ccache_ghosts[tag & ccache_ghosts_mask];
+	u32 *slot = &ccache_ghosts[tag & ccache_ghosts_mask], ghost;
 
 	atomic_long_inc(&ccache_data_reads);
-	if (tag && READ_ONCE(*slot) == tag) {
+	if (ccache_cache_ghost_near(tag))
+		atomic_long_inc(&ccache_data_refaults);
+	ghost = READ_ONCE(*slot);
+	if (ghost && (ghost | 1) == tag) {
 		WRITE_ONCE(*slot, 0);
 		ccache_stat_inc(ghost_hits);
+		if (!(ghost & 1))
+			ccache_stat_inc(slow_ghost_hits);
 	}
 }
 
@@ -256,20 +287,27 @@ static unsigned long ccache_since(unsigned long now, unsigned long *seen)
 unsigned long ccache_sizing_update(unsigned long limit, unsigned long used,
 				   unsigned long stored)
 {
-	unsigned long hits, ghost_hits, data, disk, other, per_page, old, grow;
-	unsigned long target = READ_ONCE(ccache_target);
+	unsigned long hits, ghost_hits, slow, data, disk, other, per_page, old;
+	unsigned long target = READ_ONCE(ccache_target), grow;
 
 	other = ccache_since(atomic_long_read(&ccache_cache_refaults),
 			     &ccache_sizing_seen.cache_refaults);
 	hits = ccache_since(ccache_stat_read(hits), &ccache_sizing_seen.hits);
 	ghost_hits = ccache_since(ccache_stat_read(ghost_hits),
 				  &ccache_sizing_seen.ghost_hits);
+	slow = ccache_since(ccache_stat_read(slow_ghost_hits),
+			    &ccache_sizing_seen.slow_ghost_hits);
 	data = ccache_since(atomic_long_read(&ccache_data_reads),
 			    &ccache_sizing_seen.data_reads);
 	disk = ccache_since(ccache_disk_reads(), &ccache_sizing_seen.disk_reads);
 	/* only those read from a disk: not pages written after eviction */
 	other = min(other, disk > data ? disk - data : 0);
+	/* data pages read from the disk that the page cache would have kept */
+	other += ccache_since(atomic_long_read(&ccache_data_refaults),
+			      &ccache_sizing_seen.data_refaults);
 	ccache_stat_add(other_refaults, other);
+	/* a larger pool would not have kept pages compression had no time for */
+	ghost_hits -= min(ghost_hits, slow);
 	WRITE_ONCE(ccache_horizon, used >> PAGE_SHIFT);
 
 	/* fixed, or the first call: the top (fixed -> auto starts there) */
@@ -289,6 +327,48 @@ unsigned long ccache_sizing_update(unsigned long limit, unsigned long used,
 		trace_ccache_pool_target(old, target, used, hits, ghost_hits,
 					 other);
 	return target;
+}
+
+/*
+ * Compression's CPU.  The cpu backend's threads run at SCHED_IDLE: on busy
+ * CPUs they may not keep up, and pages are dropped (staging full, offload
+ * busy) that the pool would have kept.  When such pages are read again
+ * from the disk (slow ghost hits), the threads are raised to nice 19
+ * (kspu_cpu_boost()) as long as they use at most offload_boost_percent of
+ * one CPU, and lowered again once their CPU time goes over it or after
+ * CCACHE_BOOST_HOLD periods without a slow ghost hit.  A user's
+ * offload_sched=nice stays in force.  Only the sizing worker calls
+ * ccache_sizing_offload().
+ */
+#define CCACHE_BOOST_HOLD 10
+
+static struct {
+	unsigned long slow_hits, busy_ns;
+	unsigned int quiet;	/* periods since the last slow ghost hit */
+} ccache_boost = { .quiet = CCACHE_BOOST_HOLD };
+
+/**
+ * ccache_sizing_offload() - raise or lower compression's priority by what
+ * happened since the last call (see above)
+ *
+ * Context: the sizing worker only, every CCACHE_SIZING_PERIOD.
+ */
+void ccache_sizing_offload(void)
+{
+	unsigned long slow, busy, budget;
+
+	slow = ccache_since(ccache_stat_read(slow_ghost_hits),
+			    &ccache_boost.slow_hits);
+	busy = ccache_since(kspu_cpu_busy_ns(), &ccache_boost.busy_ns);
+	budget = ccache_param_offload_boost_percent() *
+		 (NSEC_PER_SEC / 100 * CCACHE_SIZING_PERIOD / HZ);
+	if (slow)
+		ccache_boost.quiet = 0;
+	else if (ccache_boost.quiet < CCACHE_BOOST_HOLD)
+		ccache_boost.quiet++;
+	if (kspu_cpu_boost(ccache_boost.quiet < CCACHE_BOOST_HOLD &&
+			   busy < budget))
+		ccache_stat_add(offload_boost_secs, CCACHE_SIZING_PERIOD / HZ);
 }
 
 /* Allocate a table of 1 << order(@slots) slots of @size bytes; *@mask. */
@@ -326,10 +406,15 @@ int ccache_sizing_init(void)
 	ccache_target = ULONG_MAX;
 	ccache_horizon = 0;
 	ccache_sizing_seen.cache_refaults = atomic_long_read(&ccache_cache_refaults);
+	ccache_sizing_seen.data_refaults = atomic_long_read(&ccache_data_refaults);
+	ccache_sizing_seen.slow_ghost_hits = ccache_stat_read(slow_ghost_hits);
 	ccache_sizing_seen.hits = ccache_stat_read(hits);
 	ccache_sizing_seen.ghost_hits = ccache_stat_read(ghost_hits);
 	ccache_sizing_seen.data_reads = atomic_long_read(&ccache_data_reads);
 	ccache_sizing_seen.disk_reads = ccache_disk_reads();
+	ccache_boost.slow_hits = ccache_stat_read(slow_ghost_hits);
+	ccache_boost.busy_ns = kspu_cpu_busy_ns();
+	ccache_boost.quiet = CCACHE_BOOST_HOLD;
 	err = tracepoint_probe_register(ccache_delete_tp, ccache_sizing_deleted,
 					NULL);
 	if (err)

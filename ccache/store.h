@@ -194,11 +194,13 @@ bool ccache_pool_admit(u32 tag, bool workingset);
 #define CCACHE_DELETE_TP "mm_filemap_delete_from_page_cache"
 #define CCACHE_ADD_TP "mm_filemap_add_to_page_cache"
 
-/* sizing.c */
+/* sizing.c; the sizing worker (lru.c) runs it every CCACHE_SIZING_PERIOD */
+#define CCACHE_SIZING_PERIOD HZ
 int ccache_sizing_init(void);
 void ccache_sizing_exit(void);
-void ccache_ghost_record(u32 tag);
+void ccache_ghost_record(u32 tag, bool slow);
 void ccache_ghost_hit(u32 tag);
+void ccache_sizing_offload(void);
 unsigned long ccache_sizing_bytes(void);
 unsigned long ccache_sizing_goal(unsigned long limit);
 unsigned long ccache_sizing_update(unsigned long limit, unsigned long used,

@@ -53,6 +53,7 @@ static struct cpumask kspu_cpu_set;
 static struct cpumask *kspu_cpu_mask;		/* &kspu_cpu_set, or NULL: all */
 static unsigned int kspu_cpu_batch = 16;	/* READ_ONCE() */
 static bool kspu_cpu_sched_idle = true;
+static bool kspu_cpu_boosted;		/* at nice 19 although sched_idle */
 
 /* Take up to a batch of jobs off the queue into @batch. */
 static unsigned int kspu_cpu_take(struct list_head *batch)
@@ -121,7 +122,8 @@ static void kspu_cpu_set_priority(struct task_struct *t)
 {
 	struct sched_attr attr = { .sched_policy = SCHED_IDLE };
 
-	if (!kspu_cpu_sched_idle || sched_setattr_nocheck(t, &attr))
+	if (!kspu_cpu_sched_idle || kspu_cpu_boosted ||
+	    sched_setattr_nocheck(t, &attr))
 		sched_set_normal(t, MAX_NICE);
 }
 
@@ -318,6 +320,45 @@ bool kspu_cpu_get_sched_idle(void)
 	idle = kspu_cpu_sched_idle;
 	mutex_unlock(&kspu_cpu_mutex);
 	return idle;
+}
+
+/**
+ * kspu_cpu_boost() - raise the threads from SCHED_IDLE to nice 19, or lower
+ * them back
+ * @on: raise them
+ *
+ * The user's choice of nice 19 (kspu_cpu_configure()) stays in force; at
+ * SCHED_IDLE the threads get only the cycles nobody else wants, at nice 19
+ * a small share of busy CPUs too.  The running threads change in place,
+ * without a restart: no queued job is cancelled.  Threads started later
+ * (a restart) take the raised priority while it lasts.
+ *
+ * Context: process context; may sleep.
+ * Return: true when threads run raised by this call's request.
+ */
+bool kspu_cpu_boost(bool on)
+{
+	unsigned int i;
+	bool raised;
+
+	mutex_lock(&kspu_cpu_mutex);
+	if (on != kspu_cpu_boosted) {
+		kspu_cpu_boosted = on;
+		for (i = 0; i < kspu_cpu_nr_threads; i++)
+			kspu_cpu_set_priority(kspu_cpu_threads[i]);
+	}
+	raised = on && kspu_cpu_sched_idle && kspu_cpu_nr_threads;
+	mutex_unlock(&kspu_cpu_mutex);
+	return raised;
+}
+
+/**
+ * kspu_cpu_busy_ns() - Return: the CPU time the threads have run, in ns,
+ * since the module was loaded (the backend's compress_ns).
+ */
+unsigned long kspu_cpu_busy_ns(void)
+{
+	return atomic_long_read(&kspu_cpu_backend.stats.compress_ns);
 }
 
 struct kspu_backend kspu_cpu_backend = {

@@ -192,5 +192,7 @@ int kspu_cpu_configure(const struct cpumask *cpus, unsigned int batch,
 bool kspu_cpu_get_cpus(struct cpumask *cpus);
 unsigned int kspu_cpu_get_batch(void);
 bool kspu_cpu_get_sched_idle(void);
+bool kspu_cpu_boost(bool on);
+unsigned long kspu_cpu_busy_ns(void);
 
 #endif /* _CCACHE_KSPU_H */

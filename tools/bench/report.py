@@ -547,8 +547,10 @@ def setup(c):
     for r in c.runs:
         m, z = r.phases.get('module'), r.phases.get('dmz')
         if m:
-            sizing = f', pool_sizing={m["sizing"]}' if 'sizing' in m else ''
-            return (f'ccache, max_pool_percent {m.get("pool")}{sizing}, {m.get("compressor")}, '
+            more = ''.join(f', {knob}={m[key]}' for key, knob in
+                           (('sizing', 'pool_sizing'), ('boost', 'offload_boost_percent'))
+                           if key in m)
+            return (f'ccache, max_pool_percent {m.get("pool")}{more}, {m.get("compressor")}, '
                     f'offload={m.get("offload")}')
         if z:
             return (f'dm-cache of {z.get("cache_mib")} MiB on zram ({z.get("zram_disksize_mib")} '

@@ -62,13 +62,15 @@ cache=${CCDEV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ccache-dev}
 cmd="$0 $*"
 
 # name | label | RAM in R | ccache module | pool % (empty: its default) |
-# offload | compressor | dm-cache on zram | pool_sizing (empty: its default)
+# offload | compressor | dm-cache on zram | more module options (KNOB=VALUE,
+# space-separated)
 all_configs="\
 none-R|plain kernel, R|1|0||-|-|0
 none-2R|plain kernel, 2R|2|0||-|-|0
 cc|ccache, default settings|1|1||cpu|lzo|0
 cc-2R|ccache, default settings, 2R|2|1||cpu|lzo|0
-cc-fixed|ccache, pool_sizing=fixed|1|1||cpu|lzo|0|fixed
+cc-fixed|ccache, pool_sizing=fixed|1|1||cpu|lzo|0|pool_sizing=fixed
+cc-boost|ccache, offload_boost_percent=25|1|1||cpu|lzo|0|offload_boost_percent=25
 dmz|dm-cache on zram, ccache's budget|1|0||-|-|1
 cc20|ccache 20%|1|1|20|cpu|lzo|0
 cc40|ccache 40%|1|1|40|cpu|lzo|0
@@ -367,13 +369,13 @@ chmod +x "$work/shim/qemu-system-x86_64"
 } > "$out/run.env"
 runs=()
 for c in "${configs[@]}"; do
-	IFS='|' read -r name label mult module pool offload compressor dmz sizing <<<"$c"
+	IFS='|' read -r name label mult module pool offload compressor dmz options <<<"$c"
 	key=${name//-/_}
 	echo "label_$key=\"$label\" mult_$key=$mult" >> "$out/run.env"
 	cat > "$t/conf/$name" <<-EOF
 		label="$label"
 		module=$module pool=$pool offload=$offload compressor=$compressor dmz=$dmz
-		sizing=$sizing
+		options="$options"
 		zipf=$zipf support_zipf=$support_zipf conns=$conns session=$session
 		replay_secs=$replay_secs web_warm=$web_warm web_secs=$web_secs
 		apache_secs=$apache_secs support_secs=$support_secs

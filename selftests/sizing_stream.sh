@@ -1,0 +1,42 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The pool holds on where it pays (pool_sizing=auto, sizing.c): a
+# compressible file of 1.25x RAM read twice in order fills the pool to
+# near its limit, the target stays at max_pool_percent (the file's pages
+# are data the pool can hold: they count as ghost hits, never as other
+# refaults), and part of the second pass is served from the pool.  The
+# file reads back as its model.
+# VM: mem=256 cpus=2 disk=ext4:512M timeout=400
+# shellcheck source=selftests/lib/tap.sh
+. ./lib/tap.sh
+# shellcheck source=selftests/progs/cctest.sh
+. ./progs/cctest.sh
+
+[ -d /mnt/d0 ] || tap_skip_all "no data disk at /mnt/d0"
+P=/sys/module/ccache/parameters
+dir=/mnt/d0/stream
+mkdir -p "$dir"
+
+mib=$(($(meminfo_kib MemTotal) * 5 / 4 / 1024))
+check "create $mib MiB, 1.25x RAM" cc_create "${mib}M" $dir/big
+sync
+echo 3 > /proc/sys/vm/drop_caches
+cc_start
+check "pool_sizing is auto" [ "$(cat $P/pool_sizing)" = auto ]
+limit=$(($(meminfo_kib MemTotal) * $(cat $P/max_pool_percent) * 1024 / 100))
+
+run_check "the first pass reads back as its model" \
+	"$CCFILE" verify -m read $dir/big
+cc_snap second
+run_check "the second pass reads back as its model" \
+	"$CCFILE" verify -m read $dir/big
+sleep 2
+cc_show "after two passes"
+check_gt "the pool holds more than half its limit" \
+	"$(cc_stat mem_used_bytes)" $((limit / 2))
+check "the target stayed at max_pool_percent" \
+	[ "$(cc_stat pool_target_bytes)" -ge $((limit - 65536)) ]
+check_gt "the second pass was partly served from the pool" \
+	"$(cc_delta second hits)" 1024
+check "rmmod ccache" /sbin/rmmod ccache
+tap_done
