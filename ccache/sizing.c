@@ -67,7 +67,9 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/blk_types.h>
+#include <linux/jiffies.h>
 #include <linux/log2.h>
+#include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/tracepoint.h>
@@ -334,9 +336,12 @@ unsigned long ccache_sizing_update(unsigned long limit, unsigned long used,
  * CPUs they may not keep up, and pages are dropped (staging full, offload
  * busy) that the pool would have kept.  When such pages are read again
  * from the disk (slow ghost hits), the threads are raised to nice 19
- * (kspu_cpu_boost()) as long as they use at most offload_boost_percent of
- * one CPU, and lowered again once their CPU time goes over it or after
- * CCACHE_BOOST_HOLD periods without a slow ghost hit.  A user's
+ * (kspu_cpu_boost()) while their CPU time stays within
+ * offload_boost_percent of one CPU, and lowered again once it goes over or
+ * after CCACHE_BOOST_HOLD periods without a slow ghost hit.  Lowered for
+ * their CPU time, they are raised again only below half of the budget:
+ * the time was measured at the other priority, and near the budget the
+ * decision would flip every period.  A user's
  * offload_sched=nice stays in force.  Only the sizing worker calls
  * ccache_sizing_offload().
  */
@@ -345,6 +350,7 @@ unsigned long ccache_sizing_update(unsigned long limit, unsigned long used,
 static struct {
 	unsigned long slow_hits, busy_ns;
 	unsigned int quiet;	/* periods since the last slow ghost hit */
+	bool raised;		/* by the last call */
 } ccache_boost = { .quiet = CCACHE_BOOST_HOLD };
 
 /**
@@ -355,19 +361,24 @@ static struct {
  */
 void ccache_sizing_offload(void)
 {
-	unsigned long slow, busy, budget;
+	unsigned long slow, busy;
+	u64 budget;
 
 	slow = ccache_since(ccache_stat_read(slow_ghost_hits),
 			    &ccache_boost.slow_hits);
 	busy = ccache_since(kspu_cpu_busy_ns(), &ccache_boost.busy_ns);
-	budget = ccache_param_offload_boost_percent() *
-		 (NSEC_PER_SEC / 100 * CCACHE_SIZING_PERIOD / HZ);
+	budget = div_u64((u64)ccache_param_offload_boost_percent() *
+			 jiffies_to_nsecs(CCACHE_SIZING_PERIOD), 100);
 	if (slow)
 		ccache_boost.quiet = 0;
 	else if (ccache_boost.quiet < CCACHE_BOOST_HOLD)
 		ccache_boost.quiet++;
-	if (kspu_cpu_boost(ccache_boost.quiet < CCACHE_BOOST_HOLD &&
-			   busy < budget))
+	if (!ccache_boost.raised)
+		budget /= 2;
+	ccache_boost.raised =
+		kspu_cpu_boost(ccache_boost.quiet < CCACHE_BOOST_HOLD &&
+			       busy < budget);
+	if (ccache_boost.raised)
 		ccache_stat_add(offload_boost_secs, CCACHE_SIZING_PERIOD / HZ);
 }
 
@@ -415,6 +426,7 @@ int ccache_sizing_init(void)
 	ccache_boost.slow_hits = ccache_stat_read(slow_ghost_hits);
 	ccache_boost.busy_ns = kspu_cpu_busy_ns();
 	ccache_boost.quiet = CCACHE_BOOST_HOLD;
+	ccache_boost.raised = false;
 	err = tracepoint_probe_register(ccache_delete_tp, ccache_sizing_deleted,
 					NULL);
 	if (err)

@@ -645,7 +645,7 @@ def same_ram_section(ws, configs, ref):
         return []
     return ['### Against the plain kernel with the same RAM\n',
             'The same rule as above, against the plain kernel with as much RAM '
-            '(where everything fits, ccache can only cost).\n',
+            '(more of the data fits in the page cache: what the pool costs there).\n',
             table(['configuration', 'against'] + [w.title for w in ws], rows)]
 
 
