@@ -139,6 +139,11 @@ static unsigned long ccache_lru_evict(unsigned long nr, unsigned long budget,
  *   looks as far back as the page cache is large, and a full pool leaves
  *   the page cache small) none of them.
  *
+ * And while the pool's ghosts show that the pages it refuses are read
+ * more than those it holds, every new page takes the oldest entry's place
+ * (ccache_sizing_replacing(), sizing.c): the pool then holds data the
+ * workload no longer reads.
+ *
  * The state is only used by the compression worker, which runs one
  * instance at a time.
  */
@@ -211,7 +216,8 @@ bool ccache_pool_admit(u32 tag, bool workingset)
 		used = ccache_pool_used();
 	}
 	/* evaluated first: a refused page is remembered either way */
-	if (ccache_refused_again(tag) || workingset) {
+	if (ccache_refused_again(tag) || workingset ||
+	    ccache_sizing_replacing()) {
 		n = ccache_lru_evict(1, CCACHE_REPLACE_LOOK, NULL, false);
 		ccache_stat_add(lru_evictions, n);
 		if (n)
@@ -234,6 +240,8 @@ bool ccache_pool_admit(u32 tag, bool workingset)
  * evicts.
  */
 #define CCACHE_TRIM_BATCH 256UL
+/* compact once more than 1/CCACHE_FRAGMENTED_SHARE of the pool is holes */
+#define CCACHE_FRAGMENTED_SHARE 4
 
 static void ccache_sizing_work(struct work_struct *work);
 static DECLARE_DELAYED_WORK(ccache_sizing_worker, ccache_sizing_work);
@@ -247,6 +255,14 @@ static void ccache_sizing_work(struct work_struct *work)
 
 	target = ccache_sizing_update(limit, used, stored);
 	ccache_sizing_offload();
+	/*
+	 * Evicted and served entries leave holes in zsmalloc's pages, which
+	 * only compaction gives back: a full pool that turns over would
+	 * otherwise hold ever fewer pages in the same memory.
+	 */
+	if (ccache_pool_bytes() / CCACHE_FRAGMENTED_SHARE >
+	    ccache_stat_read(compressed_bytes) / (CCACHE_FRAGMENTED_SHARE - 1))
+		ccache_pool_compact();
 	if (used > target && stored) {
 		/* entries, by the bytes an entry takes on average */
 		nr = DIV_ROUND_UP(used - target, max(used / stored, 1UL));

@@ -170,6 +170,7 @@ static bool ccache_serve_folio(const struct ccache_key *key,
 		return false;
 	}
 	ccache_stat_add(hits, nr);
+	ccache_sizing_served(key, folio->index, nr);
 	trace_ccache_load_hit(key, folio->index, nr);
 	folio_mark_uptodate(folio);
 	folio_unlock(folio);

@@ -25,12 +25,19 @@
  *   many pages the pool let go".  Pages dropped because compression had
  *   no time for them (staging full, offload busy) are "slow" ghosts: a
  *   larger pool would not have kept them, so they do not raise the
- *   target; they raise compression's priority instead (below).
+ *   target; they raise compression's priority instead (below).  Nor do
+ *   ghost hits within the horizon (below, near_ghost_hits), and they do
+ *   not lower it either: a page cache with the pool's memory would have
+ *   kept those pages, and so would a pool of this size holding what the
+ *   workload reads now instead of what it read before.  They show the
+ *   pool holds the wrong pages, not too few; ccache_sizing_replacing()
+ *   acts on that.
  * - other refaults: pages that reclaim evicted, that were read from the
  *   disk again, and that came back soon enough that a page cache larger
  *   by the pool's memory would have kept them: the filesystems' metadata,
  *   files of other filesystems, and data of cached filesystems that the
- *   pool did not serve.  ARC's other ghost list, measured as
+ *   pool did not keep (it left no ghost: poor compression, a policy
+ *   refusal, or a ghost overwritten).  ARC's other ghost list, measured as
  *   mm/workingset.c measures refault distances: an eviction clock counts
  *   the pages reclaim evicts; each evicted page leaves its tag and the
  *   clock in a second direct-mapped table; when the page comes back (the
@@ -45,6 +52,12 @@
  *   filesystem's data is capped by the disk reads that are not such data
  *   (PGPGIN, every block device, less those data pages).
  *
+ * The pool's own hits are weighed the same way: a hit within the horizon
+ * (near_hits) is a page the page cache would have served with the pool's
+ * memory, without a decompression.  It saves no disk read, so it moves the
+ * target neither way (what is lost is a decompression's time, a small
+ * fraction of a disk read's: Documentation/design.rst).
+ *
  * The kernel's own refault counter (WORKINGSET_REFAULT_FILE) cannot serve:
  * it counts every refault whatever its distance, and a first version that
  * took it (less hits and data reads) emptied the pool in a coherence test
@@ -53,7 +66,7 @@
  *
  * Every CCACHE_SIZING_PERIOD the target moves by one page of memory per
  * other refault (towards the page cache) and by PAGE_SIZE / b pages per
- * ghost hit (towards the pool): each side gains in proportion to the disk
+ * ghost hit beyond the horizon (towards the pool): each side gains in proportion to the disk
  * reads it would have saved per byte, so the target settles where a byte
  * saves as much in either cache.  It stays within [0, max_pool_percent],
  * starts at the top (today's fixed pool: a first pass over data that will
@@ -108,17 +121,22 @@ static unsigned long ccache_horizon;
 static atomic_long_t ccache_cache_refaults = ATOMIC_LONG_INIT(0);
 static atomic_long_t ccache_data_refaults = ATOMIC_LONG_INIT(0);
 
+/* Ghost hits neither slow nor near: what a larger pool would have saved. */
+static atomic_long_t ccache_far_ghost_hits = ATOMIC_LONG_INIT(0);
+
 static struct tracepoint *ccache_delete_tp, *ccache_add_tp;
 
 static unsigned long ccache_target;	/* bytes; ULONG_MAX: not set yet */
+static bool ccache_replacing;		/* ccache_sizing_replacing() */
 
 /* Pages of files ccache caches that were read from the disk. */
 static atomic_long_t ccache_data_reads = ATOMIC_LONG_INIT(0);
 
 /* The counters as the last update saw them. */
 static struct {
-	unsigned long cache_refaults, data_refaults, hits, ghost_hits;
-	unsigned long slow_ghost_hits, data_reads, disk_reads;
+	unsigned long cache_refaults, data_refaults, hits, near_hits;
+	unsigned long ghost_hits, slow_ghost_hits, far_ghost_hits;
+	unsigned long data_reads, disk_reads;
 } ccache_sizing_seen;
 
 /*
@@ -230,17 +248,40 @@ void ccache_ghost_record(u32 tag, bool slow)
 void ccache_ghost_hit(u32 tag)
 {
 	u32 *slot = &ccache_ghosts[tag & ccache_ghosts_mask], ghost;
+	bool near = ccache_cache_ghost_near(tag);
 
 	atomic_long_inc(&ccache_data_reads);
-	if (ccache_cache_ghost_near(tag))
-		atomic_long_inc(&ccache_data_refaults);
 	ghost = READ_ONCE(*slot);
-	if (ghost && (ghost | 1) == tag) {
-		WRITE_ONCE(*slot, 0);
-		ccache_stat_inc(ghost_hits);
-		if (!(ghost & 1))
-			ccache_stat_inc(slow_ghost_hits);
+	if (!ghost || (ghost | 1) != tag) {
+		if (near)
+			atomic_long_inc(&ccache_data_refaults);
+		return;
 	}
+	WRITE_ONCE(*slot, 0);
+	ccache_stat_inc(ghost_hits);
+	if (!(ghost & 1))
+		ccache_stat_inc(slow_ghost_hits);
+	if (near)
+		ccache_stat_inc(near_ghost_hits);
+	else if (ghost & 1)
+		atomic_long_inc(&ccache_far_ghost_hits);
+}
+
+/**
+ * ccache_sizing_served() - count pages the pool served that the page cache
+ * would have kept with the pool's memory (near_hits)
+ * @key: their file
+ * @index: the first one's index
+ * @nr: how many
+ *
+ * Context: any; no lock needed.
+ */
+void ccache_sizing_served(const struct ccache_key *key, pgoff_t index,
+			  unsigned int nr)
+{
+	while (nr--)
+		if (ccache_cache_ghost_near(ccache_page_tag(key, index++)))
+			ccache_stat_inc(near_hits);
 }
 
 /** ccache_sizing_bytes() - Return: the memory the ghost tables take. */
@@ -261,6 +302,27 @@ unsigned long ccache_sizing_goal(unsigned long limit)
 	if (!ccache_param_pool_sizing_auto())
 		return limit;
 	return min(READ_ONCE(ccache_target), limit);
+}
+
+/**
+ * ccache_sizing_replacing() - should a full pool take new pages in place
+ * of its oldest entries?
+ *
+ * A full pool refuses new pages (lru.c): a pass over more data than it
+ * holds then keeps its first pages, which are read again first, instead
+ * of losing each page before it is read again.  Once the workload moves
+ * on, that keeps what it no longer reads: the pool then serves few pages
+ * while the pages it refused are read from the disk.  So while, over the
+ * last period, more pages it refused or evicted were read from the disk
+ * (ghost hits, less the slow ones) than it served, new pages replace its
+ * oldest entries, as in an LRU cache.  A period without either changes
+ * nothing: there was nothing to learn from.
+ *
+ * Return: true while they should (pool_sizing=auto only).
+ */
+bool ccache_sizing_replacing(void)
+{
+	return READ_ONCE(ccache_replacing);
 }
 
 /**
@@ -295,16 +357,20 @@ static unsigned long ccache_since(unsigned long now, unsigned long *seen)
 unsigned long ccache_sizing_update(unsigned long limit, unsigned long used,
 				   unsigned long stored)
 {
-	unsigned long hits, ghost_hits, slow, data, disk, other, per_page, old;
-	unsigned long target = READ_ONCE(ccache_target), grow;
+	unsigned long hits, near, far, data, disk, other, per_page, old;
+	unsigned long target = READ_ONCE(ccache_target), grow, fast;
 
 	other = ccache_since(atomic_long_read(&ccache_cache_refaults),
 			     &ccache_sizing_seen.cache_refaults);
 	hits = ccache_since(ccache_stat_read(hits), &ccache_sizing_seen.hits);
-	ghost_hits = ccache_since(ccache_stat_read(ghost_hits),
-				  &ccache_sizing_seen.ghost_hits);
-	slow = ccache_since(ccache_stat_read(slow_ghost_hits),
-			    &ccache_sizing_seen.slow_ghost_hits);
+	near = ccache_since(ccache_stat_read(near_hits),
+			    &ccache_sizing_seen.near_hits);
+	far = ccache_since(atomic_long_read(&ccache_far_ghost_hits),
+			   &ccache_sizing_seen.far_ghost_hits);
+	fast = ccache_since(ccache_stat_read(ghost_hits),
+			    &ccache_sizing_seen.ghost_hits);
+	fast -= min(fast, ccache_since(ccache_stat_read(slow_ghost_hits),
+				       &ccache_sizing_seen.slow_ghost_hits));
 	data = ccache_since(atomic_long_read(&ccache_data_reads),
 			    &ccache_sizing_seen.data_reads);
 	disk = ccache_since(ccache_disk_reads(), &ccache_sizing_seen.disk_reads);
@@ -314,9 +380,12 @@ unsigned long ccache_sizing_update(unsigned long limit, unsigned long used,
 	other += ccache_since(atomic_long_read(&ccache_data_refaults),
 			      &ccache_sizing_seen.data_refaults);
 	ccache_stat_add(other_refaults, other);
-	/* a larger pool would not have kept pages compression had no time for */
-	ghost_hits -= min(ghost_hits, slow);
 	WRITE_ONCE(ccache_horizon, used >> PAGE_SHIFT);
+	/* the pages it let go were read more than what it holds: replace */
+	if (!ccache_param_pool_sizing_auto())
+		WRITE_ONCE(ccache_replacing, false);
+	else if (fast || hits)
+		WRITE_ONCE(ccache_replacing, fast > hits);
 
 	/* fixed, or the first call: the top (fixed -> auto starts there) */
 	if (!ccache_param_pool_sizing_auto() || target == ULONG_MAX)
@@ -324,16 +393,16 @@ unsigned long ccache_sizing_update(unsigned long limit, unsigned long used,
 	old = target;
 	/* the bytes a stored page takes; half a page until pages are stored */
 	per_page = stored ? clamp(used / stored, 64UL, PAGE_SIZE) : PAGE_SIZE / 2;
-	grow = ghost_hits * (PAGE_SIZE * PAGE_SIZE / per_page);
+	grow = far * (PAGE_SIZE * PAGE_SIZE / per_page);
 	if (grow >= other * PAGE_SIZE)
 		target = min(limit, target + (grow - other * PAGE_SIZE));
 	else
 		target -= min(target, other * PAGE_SIZE - grow);
 	target = min(target, limit);
 	WRITE_ONCE(ccache_target, target);
-	if (target != old || ghost_hits || other)
-		trace_ccache_pool_target(old, target, used, hits, ghost_hits,
-					 other);
+	if (target != old || far || other)
+		trace_ccache_pool_target(old, target, used, hits, near, far,
+					 other, ccache_replacing);
 	return target;
 }
 
@@ -424,9 +493,12 @@ int ccache_sizing_init(void)
 	ccache_horizon = 0;
 	ccache_sizing_seen.cache_refaults = atomic_long_read(&ccache_cache_refaults);
 	ccache_sizing_seen.data_refaults = atomic_long_read(&ccache_data_refaults);
-	ccache_sizing_seen.slow_ghost_hits = ccache_stat_read(slow_ghost_hits);
 	ccache_sizing_seen.hits = ccache_stat_read(hits);
 	ccache_sizing_seen.ghost_hits = ccache_stat_read(ghost_hits);
+	ccache_sizing_seen.slow_ghost_hits = ccache_stat_read(slow_ghost_hits);
+	ccache_sizing_seen.near_hits = ccache_stat_read(near_hits);
+	ccache_sizing_seen.far_ghost_hits =
+		atomic_long_read(&ccache_far_ghost_hits);
 	ccache_sizing_seen.data_reads = atomic_long_read(&ccache_data_reads);
 	ccache_sizing_seen.disk_reads = ccache_disk_reads();
 	ccache_boost.slow_hits = ccache_stat_read(slow_ghost_hits);

@@ -200,7 +200,10 @@ int ccache_sizing_init(void);
 void ccache_sizing_exit(void);
 void ccache_ghost_record(u32 tag, bool slow);
 void ccache_ghost_hit(u32 tag);
+void ccache_sizing_served(const struct ccache_key *key, pgoff_t index,
+			  unsigned int nr);
 void ccache_sizing_offload(void);
+bool ccache_sizing_replacing(void);
 unsigned long ccache_sizing_bytes(void);
 unsigned long ccache_sizing_goal(unsigned long limit);
 unsigned long ccache_sizing_update(unsigned long limit, unsigned long used,

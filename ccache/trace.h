@@ -151,30 +151,41 @@ TRACE_EVENT(ccache_evict,
 
 /*
  * The sizing worker moved the pool's target from @old to @target bytes
- * (sizing.c): over the last period @hits pages were served, @ghost_hits
- * read from the disk after the pool let them go, @other file pages read
- * again that the pool could not have served; @used: what the pool held.
+ * (sizing.c): over the last period @hits pages were served, @near_hits of
+ * them within the horizon, @far_ghost_hits pages read from the disk after
+ * the pool let them go (neither slow nor within the horizon), @other file
+ * pages read again within the horizon that the pool did not serve; @used:
+ * what the pool held; @replacing: a full pool takes new pages in place of
+ * its oldest entries (ccache_sizing_replacing()).
  */
 TRACE_EVENT(ccache_pool_target,
 	    TP_PROTO(unsigned long old, unsigned long target,
 		     unsigned long used, unsigned long hits,
-		     unsigned long ghost_hits, unsigned long other),
-	    TP_ARGS(old, target, used, hits, ghost_hits, other),
+		     unsigned long near_hits, unsigned long far_ghost_hits,
+		     unsigned long other, bool replacing),
+	    TP_ARGS(old, target, used, hits, near_hits, far_ghost_hits, other,
+		    replacing),
 	    TP_STRUCT__entry(__field(unsigned long, old)
 			     __field(unsigned long, target)
 			     __field(unsigned long, used)
 			     __field(unsigned long, hits)
-			     __field(unsigned long, ghost_hits)
-			     __field(unsigned long, other)),
+			     __field(unsigned long, near_hits)
+			     __field(unsigned long, far_ghost_hits)
+			     __field(unsigned long, other)
+			     __field(bool, replacing)),
 	    TP_fast_assign(__entry->old = old;
 			   __entry->target = target;
 			   __entry->used = used;
 			   __entry->hits = hits;
-			   __entry->ghost_hits = ghost_hits;
-			   __entry->other = other;),
-	    TP_printk("target %lu -> %lu used %lu hits %lu ghost_hits %lu other_refaults %lu",
+			   __entry->near_hits = near_hits;
+			   __entry->far_ghost_hits = far_ghost_hits;
+			   __entry->other = other;
+			   __entry->replacing = replacing;),
+	    TP_printk("target %lu -> %lu used %lu hits %lu near_hits %lu far_ghost_hits %lu other_refaults %lu%s",
 		      __entry->old, __entry->target, __entry->used,
-		      __entry->hits, __entry->ghost_hits, __entry->other)
+		      __entry->hits, __entry->near_hits,
+		      __entry->far_ghost_hits, __entry->other,
+		      __entry->replacing ? " replacing" : "")
 );
 
 #endif /* _CCACHE_TRACE_H */
