@@ -66,12 +66,12 @@
  *
  * Every CCACHE_SIZING_PERIOD the target moves by one page of memory per
  * other refault (towards the page cache) and by PAGE_SIZE / b pages per
- * ghost hit beyond the horizon (towards the pool): each side gains in proportion to the disk
- * reads it would have saved per byte, so the target settles where a byte
- * saves as much in either cache.  It stays within [0, max_pool_percent],
- * starts at the top (today's fixed pool: a first pass over data that will
- * be read again has nothing to show yet), and the pool gives back what it
- * holds above the target at once (lru.c).
+ * ghost hit beyond the horizon (towards the pool): each side gains in
+ * proportion to the disk reads it would have saved per byte, so the target
+ * settles where a byte saves as much in either cache.  It stays within [0,
+ * max_pool_percent], starts at the top (today's fixed pool: a first pass
+ * over data that will be read again has nothing to show yet), and the pool
+ * gives back what it holds above the target at once (lru.c).
  *
  * pool_sizing=fixed keeps the target at max_pool_percent (the policy
  * before this one).  Only the sizing worker (lru.c) updates the target;
