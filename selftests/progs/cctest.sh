@@ -188,9 +188,13 @@ cc_create() {
 # of 4 MiB (checks).  The
 # shrinker is faulted off (test-only knob, ccache/fault.c): under the
 # eviction's pressure it would make room by itself, whatever the admission
-# policy that workingset.sh and readmit.sh test; yield.sh tests it.
+# policy that workingset.sh and readmit.sh test; yield.sh tests it.  And
+# pool_sizing is fixed: with auto, pages the eviction itself reads back
+# (ghost hits against no hits) may switch the pool to replacing its
+# oldest entries, which takes every new page in (sizing_replace.sh
+# tests that, switching to auto after the fill).
 cc_fill_pool() {
-	cc_start max_pool_percent=2 fault_inject=shrinker
+	cc_start max_pool_percent=2 fault_inject=shrinker pool_sizing=fixed
 	mkdir -p "$1"
 	cc_cold="$1/cold1 $1/cold2 $1/cold3 $1/cold4"
 	# shellcheck disable=SC2086 # a list of paths without spaces
