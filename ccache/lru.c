@@ -139,10 +139,10 @@ static unsigned long ccache_lru_evict(unsigned long nr, unsigned long budget,
  *   looks as far back as the page cache is large, and a full pool leaves
  *   the page cache small) none of them.
  *
- * And while the pool's ghosts show that the pages it refuses are read
- * more than those it holds, every new page takes the oldest entry's place
- * (ccache_sizing_replacing(), sizing.c): the pool then holds data the
- * workload no longer reads.
+ * And while the pool's ghosts show that the pages it refuses come back
+ * soon, more of them than it serves, every new page takes the oldest
+ * entry's place (ccache_sizing_replacing(), sizing.c): the pool then
+ * holds data the workload no longer reads.
  *
  * The state is only used by the compression worker, which runs one
  * instance at a time.
