@@ -264,13 +264,13 @@ void ccache_ghost_hit(u32 tag)
 	}
 	WRITE_ONCE(*slot, 0);
 	ccache_stat_inc(ghost_hits);
-	if (!(ghost & 1))
-		ccache_stat_inc(slow_ghost_hits);
 	if (near)
 		ccache_stat_inc(near_ghost_hits);
-	if (near && (ghost & 1))
+	if (!(ghost & 1))
+		ccache_stat_inc(slow_ghost_hits);
+	else if (near)
 		atomic_long_inc(&ccache_stale_ghost_hits);
-	else if (ghost & 1)
+	else
 		atomic_long_inc(&ccache_far_ghost_hits);
 }
 
@@ -326,8 +326,8 @@ unsigned long ccache_sizing_goal(unsigned long limit)
  * pages replace its oldest entries, as in an LRU cache.  Ghost hits from
  * beyond the horizon do not count: they are what a pass over more data
  * than the cache gives, where replacing would evict each page before it
- * is read again (make demo's second pass served 83% instead of 91% when
- * they counted).  A period without either changes nothing.
+ * is read again (Documentation/design.rst, "Sizing").  A period without
+ * either changes nothing.
  *
  * Return: true while they should (pool_sizing=auto only).
  */

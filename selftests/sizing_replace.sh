@@ -7,8 +7,8 @@
 # file, never refused before and never marked workingset, takes the place
 # of cold entries on its first eviction and is served by ccache.  With
 # pool_sizing=fixed the same second file is mostly refused (the
-# one-in-eight turnover and the room hits leave let some in).  Every file reads
-# back as its model.
+# one-in-eight turnover and the room hits leave let some in).  Every file
+# reads back as its model.
 # VM: mem=256 cpus=2 disk=ext4:512M timeout=300
 # shellcheck source=selftests/lib/tap.sh
 . ./lib/tap.sh
