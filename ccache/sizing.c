@@ -133,6 +133,10 @@ static struct tracepoint *ccache_delete_tp, *ccache_add_tp;
 
 static unsigned long ccache_target;	/* bytes; ULONG_MAX: not set yet */
 static bool ccache_replacing;		/* ccache_sizing_replacing() */
+/* Its inputs, averaged: ccache_sizing_replace_update(). */
+static struct {
+	unsigned long stale, hits;
+} ccache_replace_avg;
 
 /* Pages of files ccache caches that were read from the disk. */
 static atomic_long_t ccache_data_reads = ATOMIC_LONG_INIT(0);
@@ -321,13 +325,13 @@ unsigned long ccache_sizing_goal(unsigned long limit)
  * on, that keeps what it no longer reads: the pool then serves few pages
  * while the pages it refused are read from the disk soon after, within
  * the horizon, where a page cache with the pool's memory would have kept
- * them.  So while, over the last period, more such pages were read (ghost
- * hits within the horizon, less the slow ones) than the pool served, new
- * pages replace its oldest entries, as in an LRU cache.  Ghost hits from
- * beyond the horizon do not count: they are what a pass over more data
- * than the cache gives, where replacing would evict each page before it
- * is read again (Documentation/design.rst, "Sizing").  A period without
- * either changes nothing.
+ * them.  So while more such pages are read (ghost hits within the
+ * horizon, less the slow ones) than the pool serves, averaged over the
+ * last few periods, new pages replace its oldest entries, as in an LRU
+ * cache.  Ghost hits from beyond the horizon do not count: they are what a
+ * pass over more data than the cache gives, where replacing would evict
+ * each page before it is read again (Documentation/design.rst, "Sizing").
+ * Once both averages have decayed to nothing the decision stands.
  *
  * Return: true while they should (pool_sizing=auto only).
  */
@@ -344,6 +348,26 @@ bool ccache_sizing_replacing(void)
 unsigned long ccache_pool_target_bytes(void)
 {
 	return ccache_sizing_goal(ccache_param_max_pool_bytes());
+}
+
+/*
+ * ccache_sizing_replace_update() - decide ccache_sizing_replacing() from
+ * the last period's @stale ghost hits and @hits (Context: the sizing
+ * worker).  Each side is a moving average that halves every period, so
+ * the tail of one pass (its last pages served, the next pass's ghost hits
+ * not yet come) does not undo what the periods before it showed.  Once
+ * both have decayed to nothing the decision stands.
+ */
+static void ccache_sizing_replace_update(unsigned long stale,
+					 unsigned long hits)
+{
+	ccache_replace_avg.stale = ccache_replace_avg.stale / 2 + stale;
+	ccache_replace_avg.hits = ccache_replace_avg.hits / 2 + hits;
+	if (!ccache_param_pool_sizing_auto())
+		WRITE_ONCE(ccache_replacing, false);
+	else if (ccache_replace_avg.stale || ccache_replace_avg.hits)
+		WRITE_ONCE(ccache_replacing,
+			   ccache_replace_avg.stale > ccache_replace_avg.hits);
 }
 
 /* @delta, counted since the last update, and the new last value in @seen */
@@ -370,6 +394,7 @@ unsigned long ccache_sizing_update(unsigned long limit, unsigned long used,
 {
 	unsigned long hits, near, far, data, disk, other, per_page, old;
 	unsigned long target = READ_ONCE(ccache_target), grow, stale;
+	bool was_replacing = ccache_replacing;
 
 	other = ccache_since(atomic_long_read(&ccache_cache_refaults),
 			     &ccache_sizing_seen.cache_refaults);
@@ -390,11 +415,7 @@ unsigned long ccache_sizing_update(unsigned long limit, unsigned long used,
 			      &ccache_sizing_seen.data_refaults);
 	ccache_stat_add(other_refaults, other);
 	WRITE_ONCE(ccache_horizon, used >> PAGE_SHIFT);
-	/* the page cache would have served more than the pool did: replace */
-	if (!ccache_param_pool_sizing_auto())
-		WRITE_ONCE(ccache_replacing, false);
-	else if (stale || hits)
-		WRITE_ONCE(ccache_replacing, stale > hits);
+	ccache_sizing_replace_update(stale, hits);
 
 	/* fixed, or the first call: the top (fixed -> auto starts there) */
 	if (!ccache_param_pool_sizing_auto() || target == ULONG_MAX)
@@ -409,7 +430,7 @@ unsigned long ccache_sizing_update(unsigned long limit, unsigned long used,
 		target -= min(target, other * PAGE_SIZE - grow);
 	target = min(target, limit);
 	WRITE_ONCE(ccache_target, target);
-	if (target != old || far || other)
+	if (target != old || far || other || was_replacing != ccache_replacing)
 		trace_ccache_pool_target(old, target, used, hits, near, far,
 					 other, ccache_replacing);
 	return target;
@@ -500,6 +521,8 @@ int ccache_sizing_init(void)
 		goto fail;
 	ccache_target = ULONG_MAX;
 	ccache_horizon = 0;
+	ccache_replace_avg.stale = 0;
+	ccache_replace_avg.hits = 0;
 	ccache_sizing_seen.cache_refaults = atomic_long_read(&ccache_cache_refaults);
 	ccache_sizing_seen.data_refaults = atomic_long_read(&ccache_data_refaults);
 	ccache_sizing_seen.hits = ccache_stat_read(hits);
