@@ -67,6 +67,35 @@ static DEFINE_PER_CPU(struct ccache_capture_batch, ccache_capture_batch);
 /* ccache_capture_done() for jobs refused by the offload shim. */
 #define CCACHE_ERR_REFUSED EBUSY
 
+/* @sb's filesystem as enum ccache_fs, or CCACHE_FS_COUNT: none ccache knows */
+static int ccache_fs_of(struct super_block *sb)
+{
+	int fs;
+
+	for (fs = 0; fs < CCACHE_FS_COUNT; fs++)
+		if (!strcmp(sb->s_type->name, ccache_fs_names[fs]))
+			break;
+	return fs;
+}
+
+/**
+ * ccache_sb_cacheable() - may the store ever hold pages of this filesystem?
+ * @sb: its superblock
+ *
+ * True for every filesystem type the "filesystems" knob can name, listed
+ * now or not: the hooks (hooks.c) track changes to the files of all of
+ * them, so that entries stored before the knob took a type out are never
+ * served stale when it puts the type back; every other filesystem (tmpfs,
+ * NFS, FUSE, procfs...) has no entries, and its truncations and inode
+ * evictions are none of ccache's business.
+ *
+ * Context: any.
+ */
+bool ccache_sb_cacheable(struct super_block *sb)
+{
+	return ccache_fs_of(sb) < CCACHE_FS_COUNT;
+}
+
 /**
  * ccache_fs_allowed() - may pages of this file be cached at all?
  * @inode: the file
@@ -83,17 +112,12 @@ static DEFINE_PER_CPU(struct ccache_capture_batch, ccache_capture_batch);
 bool ccache_fs_allowed(struct inode *inode)
 {
 	struct super_block *sb = inode->i_sb;
-	unsigned long allowed = ccache_param_filesystems();
-	int fs;
 
 	if (!S_ISREG(inode->i_mode) || IS_DAX(inode) || IS_VERITY(inode) ||
 	    IS_ENCRYPTED(inode) || !(sb->s_flags & SB_ACTIVE) ||
 	    (sb->s_bdev && blk_queue_dax(bdev_get_queue(sb->s_bdev))))
 		return false;
-	for_each_set_bit(fs, &allowed, CCACHE_FS_COUNT)
-		if (!strcmp(sb->s_type->name, ccache_fs_names[fs]))
-			return true;
-	return false;
+	return ccache_param_filesystems() & BIT(ccache_fs_of(sb));
 }
 
 /**

@@ -108,7 +108,6 @@ struct ccache_inval {
 	struct ccache_key key;
 	pgoff_t first, last;
 	bool deleted;		/* truncate_inode_pages_final(): nlink is 0 */
-	bool active;		/* the return handler has work to do */
 };
 
 struct ccache_hook {
@@ -130,9 +129,14 @@ struct ccache_hook {
 static struct ftrace_ops ccache_hooks_ops;
 static bool ccache_hooks_ops_registered;
 
-static bool ccache_regular(struct address_space *mapping)
+/*
+ * Could the store hold pages of @mapping?  Calls for other files return at
+ * once: no ccache_lock, no record, whatever tmpfs, NFS or FUSE do.
+ */
+static bool ccache_tracked(struct address_space *mapping)
 {
-	return mapping && mapping->host && S_ISREG(mapping->host->i_mode);
+	return mapping && mapping->host && S_ISREG(mapping->host->i_mode) &&
+	       ccache_sb_cacheable(mapping->host->i_sb);
 }
 
 /* Fill @inv for an invalidation of @mapping's pages @first..@last. */
@@ -140,7 +144,7 @@ static bool ccache_inval_of(struct address_space *mapping, pgoff_t first,
 			    pgoff_t last, struct ccache_inval *inv)
 {
 	/* an exiting mapping is inode eviction: truncate_inode_pages_final() */
-	if (!ccache_regular(mapping) || mapping_exiting(mapping))
+	if (!ccache_tracked(mapping) || mapping_exiting(mapping))
 		return false;
 	ccache_key_of(mapping->host, &inv->key);
 	inv->first = first;
@@ -188,7 +192,7 @@ static bool ccache_final_args(struct pt_regs *regs, struct ccache_inval *inv)
 {
 	struct address_space *mapping = (void *)regs_get_kernel_argument(regs, 0);
 
-	if (!ccache_regular(mapping))
+	if (!ccache_tracked(mapping))
 		return false;
 	ccache_key_of(mapping->host, &inv->key);
 	inv->deleted = !mapping->host->i_nlink;
@@ -223,7 +227,7 @@ static void ccache_final_end(struct ccache_inval *inv)
 static bool ccache_sb_args(struct pt_regs *regs, struct ccache_inval *inv)
 {
 	inv->key.sb = (void *)regs_get_kernel_argument(regs, 0);
-	return true;
+	return ccache_sb_cacheable(inv->key.sb);
 }
 
 /* drop_caches: the inodes live on, and so do their poison and marks */
@@ -279,7 +283,10 @@ static void notrace ccache_hook_entry(unsigned long ip, unsigned long parent_ip,
 /*
  * The kretprobe's own entry handler only records the arguments for the
  * return handler: the work at entry is done by the ftrace callback above,
- * which cannot miss.
+ * which cannot miss.  A call that is none of ccache's business gives its
+ * instance back at once (a non-zero return: no return handler, no miss
+ * counted), so that a flood of them on other filesystems cannot use up
+ * the instances, miss a return and make serve.c drop the whole store.
  */
 static int ccache_hook_rp_entry(struct kretprobe_instance *ri,
 				struct pt_regs *regs)
@@ -289,8 +296,7 @@ static int ccache_hook_rp_entry(struct kretprobe_instance *ri,
 	struct ccache_inval *inv = (struct ccache_inval *)ri->data;
 
 	memset(inv, 0, sizeof(*inv));
-	inv->active = hook->args(regs, inv);
-	return 0;
+	return !hook->args(regs, inv);
 }
 
 static int ccache_hook_rp_return(struct kretprobe_instance *ri,
@@ -300,8 +306,7 @@ static int ccache_hook_rp_return(struct kretprobe_instance *ri,
 						struct ccache_hook, rp);
 	struct ccache_inval *inv = (struct ccache_inval *)ri->data;
 
-	if (inv->active)
-		hook->end(inv);
+	hook->end(inv);
 	return 0;
 }
 

@@ -215,6 +215,7 @@ unsigned long ccache_pool_used(void);
 #define CCACHE_MAX_FOLIO_PAGES 512
 int ccache_capture_init(void);
 void ccache_capture_exit(void);
+bool ccache_sb_cacheable(struct super_block *sb);
 bool ccache_fs_allowed(struct inode *inode);
 bool ccache_folio_reclaimed(struct folio *folio);
 
