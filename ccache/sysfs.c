@@ -86,7 +86,12 @@ static unsigned long ccache_compression_ratio_permille(void)
 
 /*
  * The statistics: each file shows one counter of struct ccache_stats, or
- * one derived value.
+ * one derived value, to root only (mode 0400).  Exact counts of other
+ * users' pages are a side channel: compressed_bytes before and after a
+ * page an unprivileged user can partly write is evicted tells how well
+ * the rest of it compresses (a compression-length oracle, as CRIME and
+ * BREACH are over TLS), and hits and misses show when others read their
+ * files.  Documentation/admin-guide/ccache.rst, "Security".
  */
 struct ccache_stat_attr {
 	struct kobj_attribute attr;
@@ -113,7 +118,7 @@ static ssize_t ccache_stat_show(struct kobject *kobj,
 #define CCACHE_STAT(_file, _offset, _derive)				\
 	(&((struct ccache_stat_attr){					\
 		.attr = {						\
-			.attr = { .name = (_file), .mode = 0444 },	\
+			.attr = { .name = (_file), .mode = 0400 },	\
 			.show = ccache_stat_show,			\
 		},							\
 		.offset = (_offset),					\

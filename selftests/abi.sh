@@ -6,9 +6,9 @@
 # a "What:" entry there, and every entry exists ("<backend>" stands for
 # each directory of offload/); the backends the offload/ entry lists are
 # the directories of offload/.  Every file has the mode its entry's
-# (RO), (WO) or (RW) gives it; statistics are read-only in fact too and
-# are decimal numbers, write-only files cannot be read, and no file shows
-# a kernel pointer.
+# (RO), (RO, root only), (WO) or (RW) gives it; statistics are read-only
+# in fact too and are decimal numbers, write-only files cannot be read,
+# and no file shows a kernel pointer.
 # tools/vm/boot.sh copies the ABI file into the guest.
 # VM: mem=192 timeout=120
 . ./lib/tap.sh
@@ -90,8 +90,9 @@ check_eq "the offload/ entry lists the module's backends" \
 tags=$(awk '
 	/^What:/ { if (desc) { n = 0; desc = 0 } w[++n] = $2; next }
 	/^Description:/ { desc = 1; next }
-	desc && n && match($0, /\((RO|WO|RW)\)/) {
-		for (i = 1; i <= n; i++) print w[i], substr($0, RSTART + 1, 2)
+	desc && n && match($0, /\((RO|WO|RW)(, root only)?\)/) {
+		t = substr($0, RSTART + 1, 2) (RLENGTH > 4 ? "-root" : "")
+		for (i = 1; i <= n; i++) print w[i], t
 		n = 0
 	}' "$ABI")
 
@@ -109,25 +110,27 @@ tag_of() {
 		}'
 }
 
-# every file's mode is its tag's: RO 444, WO 200 (root only, and no
-# reading), RW 644; stats and controls are the RO and WO files of $S
+# every file's mode is its tag's: RO 444, "RO, root only" 400, WO 200
+# (root only, and no reading), RW 644; stats and controls are the
+# readable and WO files of $S
 stats='' controls='' badmode=''
 for f in $files; do
 	tag=$(tag_of "$f")
 	case $tag in
 	RO) want=444 ;;
+	RO-root) want=400 ;;
 	WO) want=200 ;;
 	RW) want=644 ;;
-	*) want="(RO), (WO) or (RW) in its entry" ;;
+	*) want="(RO), (RO, root only), (WO) or (RW) in its entry" ;;
 	esac
 	[ "$(stat -c %a "$f")" = "$want" ] ||
 		badmode="$badmode $f:$(stat -c %a "$f")/$want"
 	case $f:$tag in
-	"$S"/*:RO) stats="$stats $f" ;;
+	"$S"/*:RO | "$S"/*:RO-root) stats="$stats $f" ;;
 	"$S"/*:WO) controls="$controls $f" ;;
 	esac
 done
-check_eq "every file has the mode its entry gives it (RO 444, WO 200, RW 644)" \
+check_eq "every file has its entry's mode (RO 444, root-only RO 400, WO 200, RW 644)" \
 	"$badmode" ""
 echo "# write-only:$controls"
 check "there is a write-only control file" test -n "$controls"

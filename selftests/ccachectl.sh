@@ -8,8 +8,9 @@
 # (putting back those it already wrote) and shows the kernel's reason
 # and modinfo's description; watch prints rates while a re-read is
 # served; flush empties the store through the module's flush file and
-# leaves the page cache alone; an unprivileged user can read but not
-# write; bad usage exits 2.
+# leaves the page cache alone; an unprivileged user can read neither
+# the statistics nor the offload counters (mode 0400), sees the knobs in
+# status and cannot write; bad usage exits 2.
 # VM: mem=192 cpus=2 disk=ext4:512M timeout=240
 # shellcheck source=selftests/lib/tap.sh
 . ./lib/tap.sh
@@ -252,16 +253,39 @@ if [ ! -e /etc/passwd ]; then
 fi
 # shellcheck disable=SC2016 # expanded by nobody's shell
 if su -s /bin/sh nobody -c 'test "$(id -u)" = 65534' 2>/dev/null; then
+	check_fails "as nobody: a statistic cannot be read" \
+		su -s /bin/sh nobody -c "cat $S/compressed_bytes"
+	check_fails "as nobody: an offload counter cannot be read" \
+		su -s /bin/sh nobody -c "cat $S/offload/cpu/completed"
+	check "as nobody: the version can" \
+		su -s /bin/sh nobody -c "cat $S/version"
 	show su -s /bin/sh nobody -c "$CTL status"
 	check_eq "as nobody: status exits 0" $? 0
-	check "as nobody: status shows the store" test -n "$(col STORED)"
-	check "as nobody: status --json" su -s /bin/sh nobody -c "$CTL status --json"
+	check_eq "as nobody: status shows the compressor" \
+		"$(col COMPRESSOR)" "$(cat $P/compressor)"
+	check "as nobody: status shows the pool limit" test -n "$(col POOL-LIMIT)"
+	check "as nobody: status says the statistics are root's" \
+		has '^statistics: readable by root only'
+	check_fails "as nobody: status shows no made-up figure" has '^STORED'
+	show su -s /bin/sh nobody -c "$CTL status --json"
+	check_eq "as nobody: status --json exits 0" $? 0
+	check "as nobody: json: hits unknown (null)" has '^  "hits": null,$'
+	check "as nobody: json: the knobs" has '^  "compressor": "'
+	show su -s /bin/sh nobody -c "$CTL watch -n 1"
+	check_eq "as nobody: watch exits 1" $? 1
+	check "as nobody: watch says it needs root" has 'needs root'
 	show su -s /bin/sh nobody -c "$CTL set max_pool_percent=40"
 	check_eq "as nobody: set exits 1" $? 1
 	check "as nobody: set says it needs root" has 'needs root'
 	check_eq "as nobody: max_pool_percent unchanged" "$(cat $P/max_pool_percent)" 30
 else
-	for t in "status exits 0" "status shows the store" "status --json" \
+	for t in "a statistic cannot be read" "an offload counter cannot be read" \
+		"the version can" "status exits 0" "status shows the compressor" \
+		"status shows the pool limit" \
+		"status says the statistics are root's" \
+		"status shows no made-up figure" "status --json exits 0" \
+		"json: hits unknown (null)" "json: the knobs" "watch exits 1" \
+		"watch says it needs root" \
 		"set exits 1" "set says it needs root" "max_pool_percent unchanged"; do
 		tap_skip "as nobody: $t" "su cannot switch to nobody here"
 	done

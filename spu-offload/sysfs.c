@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The offload backends' counters: PARENT/offload/NAME/ (PARENT is
- * /sys/kernel/mm/ccache/), one read-only file per counter of struct
- * kspu_stats, for every backend whether it is the current one or not.
+ * /sys/kernel/mm/ccache/), one file per counter of struct kspu_stats,
+ * readable by root only (their times and counts follow other users'
+ * evictions, as the core's statistics do), for every backend whether it
+ * is the current one or not.
  * Every file is documented in Documentation/ABI/testing/
  * sysfs-kernel-mm-ccache.
  *
@@ -43,7 +45,7 @@ static long kspu_submitted(struct kspu_stats *s)
 /* The file called @_file, as an entry of kspu_attrs[]. */
 #define KSPU_ATTR(_file, _offset, _derive)				\
 	(&((struct kspu_attr){						\
-		.attr = { .name = (_file), .mode = 0444 },		\
+		.attr = { .name = (_file), .mode = 0400 },		\
 		.offset = (_offset),					\
 		.derive = (_derive),					\
 	}).attr)
