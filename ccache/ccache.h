@@ -113,7 +113,8 @@ enum ccache_fault {
 	CCACHE_FAULT_NR
 };
 
-/* fault.c */
+#ifdef CCACHE_FAULT_INJECT
+/* fault.c, in test builds only (Kbuild: CCACHE_FAULT_INJECT=y) */
 extern const char * const ccache_fault_names[CCACHE_FAULT_NR];
 extern unsigned long ccache_fault_mask;	/* the sites named, by bit */
 extern unsigned int ccache_fault_every;
@@ -126,6 +127,17 @@ static inline bool ccache_fault(enum ccache_fault site)
 	return unlikely(READ_ONCE(ccache_fault_mask) & BIT(site)) &&
 	       ccache_fault_hit(site);
 }
+#else
+/* A build for users: no site ever fails, and the checks compile away. */
+static inline bool ccache_fault(enum ccache_fault site)
+{
+	return false;
+}
+
+static inline void ccache_fault_corrupt(void *data, unsigned int len)
+{
+}
+#endif
 
 /* params.c */
 extern const char * const ccache_fs_names[CCACHE_FS_COUNT];

@@ -290,7 +290,8 @@ module_param_cb(checksum, &ccache_bool_ops, &ccache_checksum, 0644);
 MODULE_PARM_DESC(checksum,
 		 "Keep a CRC32C of each compressed page and check it on every hit (default Y)");
 
-/* Test-only (fault.c): never set on a production system. */
+#ifdef CCACHE_FAULT_INJECT
+/* Test-only (fault.c), in test builds only (Kbuild). */
 static struct ccache_list_knob ccache_fault_knob = {
 	.mask = &ccache_fault_mask, .names = ccache_fault_names,
 	.nr = CCACHE_FAULT_NR, .test_only = true,
@@ -307,6 +308,7 @@ module_param_cb(fault_every, &ccache_uint_ops, &ccache_fault_every_knob,
 		0644);
 MODULE_PARM_DESC(fault_every,
 		 "TEST ONLY: every Nth pass through a fault_inject site fails (1-1000000, default 1)");
+#endif
 
 /* ---- Accessors for the rest of the module ---- */
 

@@ -5,12 +5,15 @@
 # with dkms.conf's plain kbuild line, for the 6.1, 6.12 and 7.x kernels
 # that tools/kernels.sh resolves.  6.x builds with the host's dkms and
 # headers; 7.x with dkms inside kernels.sh's trixie root, as its headers
-# need that root's compiler.  Each module must carry its kernel's vermagic.
+# need that root's compiler.  Each module must carry its kernel's vermagic
+# and no test-only knob (a build for users: Kbuild, CCACHE_FAULT_INJECT).
 # Every DKMS tree is private (--dkmstree, --sourcetree, --installtree, and
 # the signing key, in a temporary directory): nothing is installed into
 # /lib/modules, nothing loaded.  A kernel without headers, or without dkms
 # to build it, is a skip; the whole test skips when no kernel can be built.
 set -uo pipefail
+# a build for users, whatever the caller's environment asks of make
+unset CCACHE_FAULT_INJECT
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=selftests/lib/tap.sh
 . selftests/lib/tap.sh
@@ -77,18 +80,25 @@ in_root() {
 dkms_state() { sed -n 's/.*: //p' <<<"$1" | head -n 1; }
 
 # check_built TREE REL [ROOT]: dkms left ccache.ko (maybe compressed) for
-# REL in TREE, and modinfo (ROOT's, if given) says it is REL's
+# REL in TREE, modinfo (ROOT's, if given) says it is REL's, and it is a
+# build for users: without the test-only fault injection knobs
 check_built() {
-	local tree=$1 rel=$2 r=${3:-} ko vermagic
+	local tree=$1 rel=$2 r=${3:-} ko vermagic parms
 	ko=$(find "$tree/ccache/$version/$rel" -path '*/module/ccache.ko*' 2>/dev/null | head -n 1)
 	check "$rel: dkms built module/$(basename "${ko:-ccache.ko}")" test -n "$ko"
 	[[ -n $ko ]] || return
 	if [[ -n $r ]]; then
 		vermagic=$(in_root "$r" modinfo -F vermagic "${ko#"$r"}" 2>&1)
+		parms=$(in_root "$r" modinfo -F parm "${ko#"$r"}" 2>&1)
 	else
 		vermagic=$(modinfo -F vermagic "$ko" 2>&1)
+		parms=$(modinfo -F parm "$ko" 2>&1)
 	fi
 	check_eq "$rel: vermagic is $rel's" "${vermagic%% *}" "$rel"
+	check "$rel: it has the knobs (max_pool_percent)" \
+		grep -q '^max_pool_percent:' <<<"$parms"
+	check_fails "$rel: no test-only knob (fault_inject, fault_every)" \
+		grep -q '^fault_' <<<"$parms"
 }
 
 # build WHERE REL KDIR DKMS...: add (once per tree), build and check, with
