@@ -133,6 +133,23 @@ bool ccache_folio_reclaimed(struct folio *folio)
 }
 
 /*
+ * Is a page of @folio hardware-poisoned?  memory_failure() marks the page
+ * it hit, a tail page of a large folio included, and the head only when
+ * the head was hit (folio_test_hwpoison() reads the head's flag alone).
+ * Copying a poisoned page, with interrupts off, takes a machine check
+ * where the kernel on its own would simply free the folio.
+ */
+static bool ccache_folio_poisoned(struct folio *folio)
+{
+	long i, nr = folio_nr_pages(folio);
+
+	for (i = 0; i < nr; i++)
+		if (PageHWPoison(folio_page(folio, i)))
+			return true;
+	return false;
+}
+
+/*
  * Is the folio's content exactly what the file holds on disk?  Not when a
  * writeback of the file failed: the kernel leaves such a folio clean and
  * uptodate, holding data the disk never got (mapping_set_error() records
@@ -146,10 +163,11 @@ static bool ccache_folio_capturable(struct folio *folio)
 	struct address_space *mapping = folio->mapping;
 
 	return folio_test_uptodate(folio) && !folio_test_dirty(folio) &&
-	       !folio_test_writeback(folio) && !folio_test_hwpoison(folio) &&
+	       !folio_test_writeback(folio) &&
 	       folio_nr_pages(folio) <= CCACHE_MAX_FOLIO_PAGES &&
 	       !mapping_exiting(mapping) && !READ_ONCE(mapping->wb_err) &&
-	       !atomic_read(&mapping->host->i_dio_count);
+	       !atomic_read(&mapping->host->i_dio_count) &&
+	       !ccache_folio_poisoned(folio);
 }
 
 static void ccache_capture_done(struct kspu_job *job);
