@@ -170,6 +170,25 @@ static bool ccache_folio_capturable(struct folio *folio)
 	       !ccache_folio_poisoned(folio);
 }
 
+/*
+ * May a change that ccache never saw be under way on @inode?  Its first
+ * capture, the one that makes its record, is refused while its i_rwsem
+ * is held.  A truncate, hole punch or direct write that began before the
+ * hooks were registered (the module was loading) is never seen, and
+ * pages of its range captured while it runs could be served after their
+ * blocks were freed.  Every such change on ext4 and xfs holds the file's
+ * i_rwsem (exclusive, or shared for a direct write) from before it
+ * touches the page cache until it is done, so once the lock is seen free
+ * no unseen change is left on the file: any later one is seen by the
+ * hooks.  A record, once made, has seen the lock free.  (Readers that
+ * hold it shared, xfs's buffered reads, only delay a file's first
+ * capture to the next eviction.)
+ */
+static bool ccache_inode_busy(struct inode *inode)
+{
+	return rwsem_is_locked(&inode->i_rwsem);
+}
+
 static void ccache_capture_done(struct kspu_job *job);
 
 /*
@@ -256,7 +275,7 @@ static void ccache_capture_probe(void *data, struct folio *folio)
 	unsigned int taken, captured = 0, nr = folio_nr_pages(folio);
 	enum ccache_reject why = CCACHE_REJECT_POLICY;
 	struct ccache_inode *ci;
-	bool reject = false;
+	bool reject;
 	struct ccache_key key;
 	unsigned long flags;
 	bool capture;
@@ -278,7 +297,13 @@ static void ccache_capture_probe(void *data, struct folio *folio)
 	start = get_cycles();	/* cheaper than local_clock() here */
 	ccache_key_of(mapping->host, &key);
 	spin_lock_irqsave(&ccache_lock, flags);
-	ci = capture ? ccache_inode_get_or_create(&key) : ccache_inode_lookup(&key);
+	ci = ccache_inode_lookup(&key);
+	if (!ci && capture && !ccache_inode_busy(mapping->host)) {
+		ci = ccache_inode_get_or_create(&key);
+		if (!ci)
+			why = CCACHE_REJECT_ALLOC_FAILURE;
+	}
+	reject = capture && !ci;	/* busy (policy), or no memory */
 	if (ci) {
 		reject = capture && (ci->poisoned || ci->invalidating);
 		while (capture && !reject && captured < nr) {
@@ -292,9 +317,6 @@ static void ccache_capture_probe(void *data, struct folio *folio)
 			ccache_erase_range(ci, folio->index + captured,
 					   folio->index + nr - 1);
 		ccache_inode_tidy(ci);
-	} else if (capture) {
-		why = CCACHE_REJECT_ALLOC_FAILURE;
-		reject = true;
 	}
 	spin_unlock_irqrestore(&ccache_lock, flags);
 

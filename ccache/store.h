@@ -38,6 +38,10 @@
  * per (superblock, inode number), and a lookup under another generation
  * erases the record's entries and moves it to the generation asked for.
  * Entries of a past file or past generation are never served.
+ *
+ * A change already running when the module loads is never seen by the
+ * hooks; capture makes no record for a file whose i_rwsem is held
+ * (ccache_inode_busy() in capture.c), which every such change holds.
  */
 #ifndef _CCACHE_STORE_H
 #define _CCACHE_STORE_H
