@@ -305,7 +305,8 @@ static void ccache_capture_probe(void *data, struct folio *folio)
 	}
 	reject = capture && !ci;	/* busy (policy), or no memory */
 	if (ci) {
-		reject = capture && (ci->poisoned || ci->invalidating);
+		reject = capture && (ci->poisoned || ci->invalidating ||
+				     ccache_store_dropping());
 		while (capture && !reject && captured < nr) {
 			reject = !ccache_capture_page(ci, folio, captured,
 						      &jobs[captured], &why);

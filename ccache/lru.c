@@ -67,6 +67,9 @@ unsigned long ccache_pool_used(void)
 	       ccache_sizing_bytes();
 }
 
+/* Entries evicted under one hold of ccache_lock by a trim (see below). */
+#define CCACHE_TRIM_BATCH 256UL
+
 /*
  * Evict up to @nr entries from the LRU's old end, looking at no more than
  * @budget entries: one with a second chance left (->referenced) loses it
@@ -205,14 +208,16 @@ bool ccache_pool_admit(u32 tag, bool workingset)
 	/*
 	 * A lowered limit: give back what is over it now, second chances
 	 * included (an entry has at most two of them, so this ends once the
-	 * LRU is empty at the latest).
+	 * LRU is empty at the latest), CCACHE_TRIM_BATCH at a time with
+	 * interrupts on and a chance to reschedule in between.
 	 */
 	while (used > limit) {
-		n = max_t(unsigned long, (used - limit) >> PAGE_SHIFT, 16);
+		n = clamp((used - limit) >> PAGE_SHIFT, 16UL, CCACHE_TRIM_BATCH);
 		n = ccache_lru_evict(n, 2 * n, &looked, false);
 		ccache_stat_add(lru_evictions, n);
 		if (!looked)
 			break;
+		cond_resched();
 		used = ccache_pool_used();
 	}
 	/* evaluated first: a refused page is remembered either way */
@@ -239,7 +244,6 @@ bool ccache_pool_admit(u32 tag, bool workingset)
  * left keep them: a trim looks at no more than twice the entries it
  * evicts.
  */
-#define CCACHE_TRIM_BATCH 256UL
 /* compact once more than 1/CCACHE_FRAGMENTED_SHARE of the pool is holes */
 #define CCACHE_FRAGMENTED_SHARE 4
 

@@ -68,7 +68,8 @@ static bool ccache_take(const struct ccache_key *key, pgoff_t index,
 
 	spin_lock_irqsave(&ccache_lock, flags);
 	ci = ccache_inode_lookup(key);
-	found = ci && !ci->poisoned && !ci->invalidating;
+	found = ci && !ci->poisoned && !ci->invalidating &&
+		!ccache_store_dropping();
 	for (i = 0; found && i < nr; i++) {
 		e[i] = xa_load(&ci->entries, index + i);
 		found = e[i] && e[i]->state != CCACHE_PENDING;

@@ -25,6 +25,23 @@ LIST_HEAD(ccache_lru);
 
 /* Per-file records, by superblock and inode number; under ccache_lock. */
 static DEFINE_HASHTABLE(ccache_inodes, 12);
+
+/*
+ * Bulk erases (a file's range, a filesystem, the whole store) hold
+ * ccache_lock, and so keep interrupts off, for at most CCACHE_ERASE_BATCH
+ * entries at a time whatever the store holds; between batches interrupts
+ * are on, and callers that may sleep reschedule.
+ */
+#define CCACHE_ERASE_BATCH 256UL
+
+/*
+ * Drops of many files in progress (ccache_drop_matching()); under
+ * ccache_lock.  While there is one, nothing is captured or served
+ * (ccache_store_dropping()): a drop that stands in for a lost invalidation
+ * must not let a reader at an entry it has not reached yet, and no capture
+ * may add one behind it.
+ */
+static unsigned int ccache_dropping;
 /*
  * The record found last, or NULL; under ccache_lock.  Reclaim evicts a
  * file's pages in runs, so the capture probe mostly asks for it again.
@@ -251,6 +268,7 @@ static void ccache_entry_reserve_put(struct list_head *list)
 static void ccache_entry_free(struct llist_node *dead)
 {
 	struct ccache_entry *e, *next;
+	unsigned long n = 0;
 	LIST_HEAD(freed);
 
 	llist_for_each_entry_safe(e, next, dead, free) {
@@ -259,6 +277,12 @@ static void ccache_entry_free(struct llist_node *dead)
 		else if (e->state == CCACHE_COMPRESSED)
 			ccache_pool_free(e->handle);
 		list_add(&e->list, &freed);
+		/* a drop of the whole store can leave millions here */
+		if (++n % CCACHE_ERASE_BATCH == 0) {
+			ccache_entry_reserve_put(&freed);
+			INIT_LIST_HEAD(&freed);
+			cond_resched();
+		}
 	}
 	ccache_entry_reserve_put(&freed);
 }
@@ -472,6 +496,21 @@ void ccache_erase_entry(struct ccache_entry *e)
 	ccache_unlink_entry(e);
 }
 
+/* Erase at most @budget of @ci's entries in @first..@last; return how many. */
+static unsigned long ccache_erase_some(struct ccache_inode *ci, pgoff_t first,
+				       pgoff_t last, unsigned long budget)
+{
+	struct ccache_entry *e;
+	unsigned long index, n = 0;
+
+	xa_for_each_range(&ci->entries, index, e, first, last) {
+		ccache_erase_entry(e);
+		if (++n == budget)
+			break;
+	}
+	return n;
+}
+
 /**
  * ccache_erase_range() - erase a file's entries for pages @first to @last
  * @ci: the file's record
@@ -485,7 +524,6 @@ unsigned long ccache_erase_range(struct ccache_inode *ci, pgoff_t first,
 				 pgoff_t last)
 {
 	struct ccache_entry *e;
-	unsigned long index, n = 0;
 
 	lockdep_assert_held(&ccache_lock);
 	if (first == last) {		/* one page: one lookup, not a walk */
@@ -494,28 +532,43 @@ unsigned long ccache_erase_range(struct ccache_inode *ci, pgoff_t first,
 			ccache_erase_entry(e);
 		return !!e;
 	}
-	xa_for_each_range(&ci->entries, index, e, first, last) {
-		ccache_erase_entry(e);
-		n++;
-	}
-	return n;
+	return ccache_erase_some(ci, first, last, ULONG_MAX);
 }
 
 /*
- * Erase every entry of @ci.  With @forget, forget its state as well: only
- * once the inode is gone (eviction, unmount, unload).  While it lives a
- * direct-I/O write or an invalidation may be in flight, and a page read
- * and evicted meanwhile holds the old data: the poison and the in-flight
- * mark are what keep it out (drop_caches must not lift them).
+ * Forget @ci's state: only once the inode is gone (eviction, unmount,
+ * unload).  While it lives a direct-I/O write or an invalidation may be in
+ * flight, and a page read and evicted meanwhile holds the old data: the
+ * poison and the in-flight mark are what keep it out (drop_caches must
+ * not lift them).  Context: ccache_lock held.
  */
-static void ccache_inode_drop_locked(struct ccache_inode *ci, bool forget)
+static void ccache_inode_forget(struct ccache_inode *ci)
 {
-	if (forget) {
-		ci->poisoned = false;
-		ci->invalidating = 0;
-	}
-	ccache_erase_range(ci, 0, ULONG_MAX);
-	ccache_inode_tidy(ci);
+	ci->poisoned = false;
+	ci->invalidating = 0;
+}
+
+/*
+ * Erase @key's entries for pages @first to @last, CCACHE_ERASE_BATCH at a
+ * time, looking the record up again for each batch (it may go in
+ * between).  The caller keeps the file's pages from being captured or
+ * served meanwhile (an invalidation in flight, or an inode on its way
+ * out).  Context: any; takes ccache_lock.  Return: how many were erased.
+ */
+static unsigned long ccache_erase_file(const struct ccache_key *key,
+				       pgoff_t first, pgoff_t last)
+{
+	struct ccache_inode *ci;
+	unsigned long flags, n, total = 0;
+
+	do {
+		spin_lock_irqsave(&ccache_lock, flags);
+		ci = ccache_inode_lookup(key);
+		n = ci ? ccache_erase_some(ci, first, last, CCACHE_ERASE_BATCH) : 0;
+		spin_unlock_irqrestore(&ccache_lock, flags);
+		total += n;
+	} while (n == CCACHE_ERASE_BATCH);
+	return total;
 }
 
 /**
@@ -536,7 +589,6 @@ void ccache_invalidate_begin(const struct ccache_key *key, pgoff_t first,
 {
 	struct ccache_inode *ci;
 	unsigned long flags, n;
-	bool failed = false;
 
 	spin_lock_irqsave(&ccache_lock, flags);
 	ci = ccache_inode_get_or_create(key);
@@ -544,17 +596,17 @@ void ccache_invalidate_begin(const struct ccache_key *key, pgoff_t first,
 		ci->epoch++;
 		ci->invalidating++;
 		ci->poisoned |= poison;
-		n = ccache_erase_range(ci, first, last);
-		ccache_stat_add(invalidations, n);
-		trace_ccache_invalidate(key, first, last, n);
-	} else {
-		failed = true;
 	}
 	spin_unlock_irqrestore(&ccache_lock, flags);
-	if (failed) {
+	if (!ci) {
 		pr_warn_ratelimited("no memory to track an invalidation: dropping all entries\n");
 		ccache_drop_all();
+		return;
 	}
+	/* the mark keeps the file out of capture and serve from here on */
+	n = ccache_erase_file(key, first, last);
+	ccache_stat_add(invalidations, n);
+	trace_ccache_invalidate(key, first, last, n);
 }
 
 /**
@@ -563,8 +615,8 @@ void ccache_invalidate_begin(const struct ccache_key *key, pgoff_t first,
  * @first: first page index
  * @last: last page index, inclusive
  *
- * Erases the range again (pages evicted while the change ran may have been
- * captured), bumps the epoch and ends the in-flight mark.
+ * Bumps the epoch, erases the range again (pages evicted while the change
+ * ran may have been captured) and then ends the in-flight mark.
  *
  * Context: any; takes ccache_lock.
  */
@@ -576,13 +628,19 @@ void ccache_invalidate_end(const struct ccache_key *key, pgoff_t first,
 
 	spin_lock_irqsave(&ccache_lock, flags);
 	ci = ccache_inode_lookup(key);
-	if (ci) {
+	if (ci)
 		ci->epoch++;
+	spin_unlock_irqrestore(&ccache_lock, flags);
+	if (!ci)
+		return;
+	n = ccache_erase_file(key, first, last);
+	ccache_stat_add(invalidations, n);
+	trace_ccache_invalidate(key, first, last, n);
+	spin_lock_irqsave(&ccache_lock, flags);
+	ci = ccache_inode_lookup(key);
+	if (ci) {
 		if (ci->invalidating)
 			ci->invalidating--;
-		n = ccache_erase_range(ci, first, last);
-		ccache_stat_add(invalidations, n);
-		trace_ccache_invalidate(key, first, last, n);
 		ccache_inode_tidy(ci);
 	}
 	spin_unlock_irqrestore(&ccache_lock, flags);
@@ -590,7 +648,8 @@ void ccache_invalidate_end(const struct ccache_key *key, pgoff_t first,
 
 /**
  * ccache_drop_inode() - forget everything about one file
- * @key: the file, whose inode is being evicted
+ * @key: the file, whose inode is being evicted (no page of it is captured
+ *	 any more: mapping_exiting())
  *
  * Context: any; takes ccache_lock.
  */
@@ -599,28 +658,72 @@ void ccache_drop_inode(const struct ccache_key *key)
 	struct ccache_inode *ci;
 	unsigned long flags;
 
+	ccache_erase_file(key, 0, ULONG_MAX);
 	spin_lock_irqsave(&ccache_lock, flags);
 	ci = ccache_inode_lookup(key);
-	if (ci)
-		ccache_inode_drop_locked(ci, true);
+	if (ci) {
+		ccache_inode_forget(ci);
+		ccache_erase_range(ci, 0, ULONG_MAX);
+		ccache_inode_tidy(ci);
+	}
 	spin_unlock_irqrestore(&ccache_lock, flags);
 }
 
-/*
- * Drop the records of one superblock, or of all when @sb is NULL; @forget
- * as for ccache_inode_drop_locked().
+/**
+ * ccache_store_dropping() - is a drop of many files in progress?
+ *
+ * Nothing is captured or served until it ends (see ccache_dropping).
+ *
+ * Context: ccache_lock held.
  */
-static void ccache_drop_matching(struct super_block *sb, bool forget)
+bool ccache_store_dropping(void)
 {
+	lockdep_assert_held(&ccache_lock);
+	return ccache_dropping;
+}
+
+/*
+ * Drop the records of one superblock, or of all when @sb is NULL, one
+ * hash bucket at a time and CCACHE_ERASE_BATCH entries at most under one
+ * hold of ccache_lock; @forget: the inodes are gone, forget the files'
+ * state too (ccache_inode_forget()); @may_sleep: reschedule between
+ * batches.  Nothing is captured or served until it is done, so entries of
+ * buckets not reached yet are never served and none is added behind it.
+ */
+static void ccache_drop_matching(struct super_block *sb, bool forget,
+				 bool may_sleep)
+{
+	unsigned long flags, budget;
 	struct ccache_inode *ci;
 	struct hlist_node *tmp;
-	unsigned long flags;
-	int bkt;
+	unsigned int bkt;
 
 	spin_lock_irqsave(&ccache_lock, flags);
-	hash_for_each_safe(ccache_inodes, bkt, tmp, ci, hash)
-		if (!sb || ci->key.sb == sb)
-			ccache_inode_drop_locked(ci, forget);
+	ccache_dropping++;
+	spin_unlock_irqrestore(&ccache_lock, flags);
+	for (bkt = 0; bkt < HASH_SIZE(ccache_inodes); bkt++) {
+		do {
+			budget = CCACHE_ERASE_BATCH;
+			spin_lock_irqsave(&ccache_lock, flags);
+			hlist_for_each_entry_safe(ci, tmp, &ccache_inodes[bkt],
+						  hash) {
+				if (sb && ci->key.sb != sb)
+					continue;
+				budget -= ccache_erase_some(ci, 0, ULONG_MAX,
+							    budget);
+				if (!budget)
+					break;	/* @ci may have more */
+				if (forget)
+					ccache_inode_forget(ci);
+				ccache_inode_tidy(ci);
+			}
+			spin_unlock_irqrestore(&ccache_lock, flags);
+			if (may_sleep)
+				cond_resched();
+		} while (!budget);
+	}
+	spin_lock_irqsave(&ccache_lock, flags);
+	ccache_dropping--;
 	spin_unlock_irqrestore(&ccache_lock, flags);
 }
 
@@ -630,11 +733,11 @@ static void ccache_drop_matching(struct super_block *sb, bool forget)
  * @forget: it is being unmounted: forget its files' state too (their
  *	    inodes are gone); false for drop_caches
  *
- * Context: any; takes ccache_lock.
+ * Context: any (the hooks: no sleeping); takes ccache_lock.
  */
 void ccache_drop_sb(struct super_block *sb, bool forget)
 {
-	ccache_drop_matching(sb, forget);
+	ccache_drop_matching(sb, forget, false);
 }
 
 /**
@@ -646,7 +749,17 @@ void ccache_drop_sb(struct super_block *sb, bool forget)
  */
 void ccache_drop_all(void)
 {
-	ccache_drop_matching(NULL, false);
+	ccache_drop_matching(NULL, false, false);
+}
+
+/**
+ * ccache_flush() - ccache_drop_all() for a caller that may sleep
+ *
+ * Context: process context; takes ccache_lock.
+ */
+void ccache_flush(void)
+{
+	ccache_drop_matching(NULL, false, true);
 }
 
 /**
@@ -746,7 +859,7 @@ void ccache_store_exit(void)
 	struct ccache_entry *e, *tmp;
 	unsigned int i;
 
-	ccache_drop_matching(NULL, true);
+	ccache_drop_matching(NULL, true, true);
 	flush_work(&ccache_graveyard_worker);
 	ccache_graveyard_drain();
 	list_for_each_entry_safe(e, tmp, &ccache_entry_reserve, list) {

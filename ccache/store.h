@@ -21,6 +21,14 @@
  *
  * Nothing that may sleep or that takes a lock not written above runs under
  * ccache_lock: no zsmalloc, no crypto, no allocation beyond GFP_NOWAIT.
+ * Nor anything unbounded: erases of a whole file, filesystem or store
+ * (truncation, deletion, drop_caches, unmount, flush, unload) and trims
+ * of the pool hold it for at most a batch of 256 entries, with interrupts
+ * on in between; a drop of many files stops captures and hits until it
+ * ends (ccache_store_dropping()), an invalidation those of its file.
+ * The hooks cannot sleep (ftrace and kretprobe handlers run with
+ * preemption off), so a drop_caches or unmount of a large store still
+ * runs without a reschedule; flush and unload reschedule between batches.
  *
  * Entry lifetime: see struct ccache_entry.
  *
@@ -171,6 +179,8 @@ void ccache_invalidate_end(const struct ccache_key *key, pgoff_t first,
 void ccache_drop_inode(const struct ccache_key *key);
 void ccache_drop_sb(struct super_block *sb, bool forget);
 void ccache_drop_all(void);
+void ccache_flush(void);
+bool ccache_store_dropping(void);
 struct ccache_stage *ccache_staging_get(void);
 void __ccache_staging_put(struct ccache_stage *stage);
 void ccache_staging_put(struct ccache_stage *stage);

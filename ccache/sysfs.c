@@ -206,7 +206,7 @@ static struct attribute *ccache_attrs[] = {
 	CCACHE_DERIVED(compression_ratio_permille),
 	CCACHE_DERIVED(captures_per_sec),
 	/* drop every stored page; poison and in-flight marks stay */
-	CCACHE_CTL(flush, ccache_drop_all),
+	CCACHE_CTL(flush, ccache_flush),
 	NULL,
 };
 ATTRIBUTE_GROUPS(ccache);
