@@ -9,7 +9,8 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/hash.h>
-#include <linux/hashtable.h>
+#include <linux/list.h>
+#include <linux/log2.h>
 #include <linux/llist.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -23,8 +24,17 @@ DEFINE_SPINLOCK(ccache_lock);
 /* Stored entries, oldest first; under ccache_lock (lru.c evicts from it). */
 LIST_HEAD(ccache_lru);
 
-/* Per-file records, by superblock and inode number; under ccache_lock. */
-static DEFINE_HASHTABLE(ccache_inodes, 12);
+/*
+ * Per-file records, by superblock and inode number; under ccache_lock.
+ * One bucket per CCACHE_INODE_SHARE pages of RAM, at least
+ * CCACHE_INODE_MIN_BUCKETS (sized at load): the capture probe searches a
+ * chain with interrupts off, and the files the store can hold grow with
+ * RAM, not with a constant.
+ */
+#define CCACHE_INODE_SHARE 64UL
+#define CCACHE_INODE_MIN_BUCKETS 4096UL
+static struct hlist_head *ccache_inodes;
+static unsigned int ccache_inodes_bits;
 
 /*
  * Bulk erases (a file's range, a filesystem, the whole store) hold
@@ -90,6 +100,13 @@ static unsigned int ccache_staging_free, ccache_staging_total;
 static u32 ccache_inode_hash(const struct ccache_key *key)
 {
 	return hash_ptr(key->sb, 32) ^ hash_long(key->ino, 32);
+}
+
+/* The bucket of @key's record. */
+static struct hlist_head *ccache_inode_bucket(const struct ccache_key *key)
+{
+	return &ccache_inodes[hash_32(ccache_inode_hash(key),
+				      ccache_inodes_bits)];
 }
 
 static u32 ccache_key_hash(const struct ccache_key *key)
@@ -160,8 +177,7 @@ struct ccache_inode *ccache_inode_lookup(const struct ccache_key *key)
 
 	lockdep_assert_held(&ccache_lock);
 	if (!ci || !ccache_same_inode(&ci->key, key)) {
-		hash_for_each_possible(ccache_inodes, ci, hash,
-				       ccache_inode_hash(key))
+		hlist_for_each_entry(ci, ccache_inode_bucket(key), hash)
 			if (ccache_same_inode(&ci->key, key))
 				break;
 		if (!ci)
@@ -193,7 +209,7 @@ struct ccache_inode *ccache_inode_get_or_create(const struct ccache_key *key)
 		return NULL;
 	ci->key = *key;
 	xa_init(&ci->entries);
-	hash_add(ccache_inodes, &ci->hash, ccache_inode_hash(key));
+	hlist_add_head(&ci->hash, ccache_inode_bucket(key));
 	ccache_stat_inc(inodes);
 	return ci;
 }
@@ -210,7 +226,7 @@ void ccache_inode_tidy(struct ccache_inode *ci)
 		return;
 	if (ccache_inode_last == ci)
 		ccache_inode_last = NULL;
-	hash_del(&ci->hash);
+	hlist_del(&ci->hash);
 	xa_destroy(&ci->entries);
 	kmem_cache_free(ccache_inode_cache, ci);
 	ccache_stat_dec(inodes);
@@ -701,7 +717,10 @@ static void ccache_drop_matching(struct super_block *sb, bool forget,
 	spin_lock_irqsave(&ccache_lock, flags);
 	ccache_dropping++;
 	spin_unlock_irqrestore(&ccache_lock, flags);
-	for (bkt = 0; bkt < HASH_SIZE(ccache_inodes); bkt++) {
+	for (bkt = 0; bkt < 1U << ccache_inodes_bits; bkt++) {
+		/* nothing to drop is added meanwhile: skip empty ones unlocked */
+		if (hlist_empty(&ccache_inodes[bkt]))
+			continue;
 		do {
 			budget = CCACHE_ERASE_BATCH;
 			spin_lock_irqsave(&ccache_lock, flags);
@@ -827,14 +846,18 @@ int ccache_store_init(void)
 
 	ccache_entry_cache = KMEM_CACHE(ccache_entry, 0);
 	ccache_inode_cache = KMEM_CACHE(ccache_inode, 0);
+	ccache_inodes_bits = order_base_2(max(totalram_pages() / CCACHE_INODE_SHARE,
+					      CCACHE_INODE_MIN_BUCKETS));
+	ccache_inodes = kvcalloc(1UL << ccache_inodes_bits,
+				 sizeof(*ccache_inodes), GFP_KERNEL);
 	ccache_staging_total = clamp(totalram_pages() / 32, CCACHE_STAGING_MIN,
 				     CCACHE_STAGING_MAX);
 	ccache_stages = kvcalloc(ccache_staging_total, sizeof(*ccache_stages),
 				 GFP_KERNEL);
 	ccache_staging = kvcalloc(ccache_staging_total, sizeof(*ccache_staging),
 				  GFP_KERNEL);
-	if (!ccache_entry_cache || !ccache_inode_cache || !ccache_stages ||
-	    !ccache_staging)
+	if (!ccache_entry_cache || !ccache_inode_cache || !ccache_inodes ||
+	    !ccache_stages || !ccache_staging)
 		goto fail;
 	for (i = 0; i < ccache_staging_total; i++) {
 		ccache_stages[i].page = (void *)get_zeroed_page(GFP_KERNEL);
@@ -859,7 +882,10 @@ void ccache_store_exit(void)
 	struct ccache_entry *e, *tmp;
 	unsigned int i;
 
-	ccache_drop_matching(NULL, true, true);
+	if (ccache_inodes)	/* forgets and frees every record */
+		ccache_drop_matching(NULL, true, true);
+	kvfree(ccache_inodes);
+	ccache_inodes = NULL;
 	flush_work(&ccache_graveyard_worker);
 	ccache_graveyard_drain();
 	list_for_each_entry_safe(e, tmp, &ccache_entry_reserve, list) {
