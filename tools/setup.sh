@@ -13,7 +13,8 @@
 #   --for PURPOSE  one of these (default: check); repeat it for several:
 #     check        build the module and run the test suite (make check):
 #                  guests, checkpatch, shellcheck, docutils, stress-ng,
-#                  fsx and fio; no web server, plotting, perf or DKMS
+#                  fsx, fio and HAProxy (the cluster recipe's test); no
+#                  web server, plotting, perf or DKMS
 #     debug        build the debug kernel (tools/debug-kernel.sh)
 #     guest        build the module and boot guests (make demo,
 #                  bench-offload, shell)
@@ -58,7 +59,8 @@ for p in "${purposes[@]}"; do
 			linux-source-6.1	# checkpatch.pl (host/lint.sh)
 			shellcheck python3 python3-docutils	# host tests
 			patch	# tools/build-fsx.sh
-			stress-ng)	# selftests/stress_ng.sh (copied into that guest only)
+			stress-ng	# selftests/stress_ng.sh (copied into that guest only)
+			haproxy)	# selftests/host/cluster_recipe.sh
 		guests=1 tests=1
 		;;
 	debug)
