@@ -2,7 +2,7 @@
 #
 # ccache: the entry point for users and developers (Kbuild lists the objects).
 #
-#   make [KVER=RELEASE|SERIES] [KDIR=DIR] [CCACHE_FAULT_INJECT=y]
+#   make [KVER=RELEASE|SERIES] [KDIR=DIR] [CCDEV_FAULT_INJECT=y]
 #                   build ccache.ko (=y: a test build, as make check's)
 #   make check      run the test suite in guests on the default kernel (6.1;
 #                   KERNEL=6.12, 7 or 6.1-debug for another)
@@ -68,10 +68,10 @@ endif
 
 # the project's own builds treat warnings as errors (see Kbuild)
 export CCDEV_WERROR ?= y
-# CCACHE_FAULT_INJECT=y: a test build, with the test-only fault_inject
+# CCDEV_FAULT_INJECT=y: a test build, with the test-only fault_inject
 # knob (Kbuild); make check, check-full and walkthrough build one, the rest
 # build for users.  selftests/run.sh refuses a build without it.
-export CCACHE_FAULT_INJECT
+export CCDEV_FAULT_INJECT
 
 .PHONY: all modules test-modules test-progs check check-full check-debug matrix demo bench-offload \
 	bench-web walkthrough shell lint install install-tools dkms-src dkms-deb clean
@@ -105,7 +105,7 @@ check check-full:
 	@$(SETUP) $(if $(filter 6.1 6.1-debug,$(KERNEL)),,--all) --for check \
 		$(if $(filter 6.1-debug,$(KERNEL)),--for debug)
 	@$(if $(filter 6.1-debug,$(KERNEL)),$(DEBUG_KERNEL) >/dev/null)
-	@$(MAKE) --no-print-directory KVER=$(KERNEL) CCACHE_FAULT_INJECT=y \
+	@$(MAKE) --no-print-directory KVER=$(KERNEL) CCDEV_FAULT_INJECT=y \
 		modules test-modules test-progs
 	@selftests/run.sh $(if $(filter check-full,$@),-f) -k $$($(KERNELS) resolve $(KERNEL))
 
@@ -134,7 +134,7 @@ bench-web:
 
 walkthrough:
 	@$(SETUP) --for walkthrough
-	@$(MAKE) --no-print-directory KVER=6.1 CCACHE_FAULT_INJECT=y modules test-progs
+	@$(MAKE) --no-print-directory KVER=6.1 CCDEV_FAULT_INJECT=y modules test-progs
 	@selftests/run.sh -k $$($(KERNELS) resolve 6.1) walkthrough.sh
 
 shell:

@@ -114,7 +114,7 @@ enum ccache_fault {
 };
 
 #ifdef CCACHE_FAULT_INJECT
-/* fault.c, in test builds only (Kbuild: CCACHE_FAULT_INJECT=y) */
+/* fault.c, in test builds only (Kbuild: CCDEV_FAULT_INJECT=y) */
 extern const char * const ccache_fault_names[CCACHE_FAULT_NR];
 extern unsigned long ccache_fault_mask;	/* the sites named, by bit */
 extern unsigned int ccache_fault_every;

@@ -67,12 +67,12 @@ else
 fi
 
 # the guests need a test build: the tests inject faults through its
-# test-only knobs (Kbuild, CCACHE_FAULT_INJECT)
+# test-only knobs (Kbuild, CCDEV_FAULT_INJECT)
 for t in "${tests[@]}"; do
 	[[ $t == host/* ]] && continue
 	if ! modinfo -F parm ../ccache.ko 2>/dev/null | grep -q '^fault_inject:'; then
 		echo "run.sh: ../ccache.ko is not a test build (no fault_inject knob):" \
-			"build it with make KVER=$release CCACHE_FAULT_INJECT=y, as make check does" >&2
+			"build it with make KVER=$release CCDEV_FAULT_INJECT=y, as make check does" >&2
 		exit 2
 	fi
 	break

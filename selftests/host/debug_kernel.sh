@@ -27,7 +27,7 @@ trap 'exit 130' INT TERM HUP
 make -s --no-print-directory dkms-src DIST="$tmp" >/dev/null 2>&1
 src=$(echo "$tmp"/ccache-*)
 run_check "build ccache.ko for $rel" \
-	env CCACHE_FAULT_INJECT=y tools/kernels.sh kbuild "$rel" "$src" modules
+	env CCDEV_FAULT_INJECT=y tools/kernels.sh kbuild "$rel" "$src" modules
 [[ -f $src/ccache.ko ]] || tap_done
 for t in "${tests[@]}"; do
 	out=$(tools/vm/boot.sh -k "$rel" -M "$src/ccache.ko" "selftests/$t" 2>&1)

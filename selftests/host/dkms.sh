@@ -6,14 +6,14 @@
 # that tools/kernels.sh resolves.  6.x builds with the host's dkms and
 # headers; 7.x with dkms inside kernels.sh's trixie root, as its headers
 # need that root's compiler.  Each module must carry its kernel's vermagic
-# and no test-only knob (a build for users: Kbuild, CCACHE_FAULT_INJECT).
+# and no test-only knob (a build for users: Kbuild, CCDEV_FAULT_INJECT).
 # Every DKMS tree is private (--dkmstree, --sourcetree, --installtree, and
 # the signing key, in a temporary directory): nothing is installed into
 # /lib/modules, nothing loaded.  A kernel without headers, or without dkms
 # to build it, is a skip; the whole test skips when no kernel can be built.
 set -uo pipefail
 # a build for users, whatever the caller's environment asks of make
-unset CCACHE_FAULT_INJECT
+unset CCDEV_FAULT_INJECT
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=selftests/lib/tap.sh
 . selftests/lib/tap.sh
