@@ -47,8 +47,14 @@ echo "# eviction took $(echo "$(now_s) $start" | awk '{ print $1 - $2 }') s"
 cc_show "after eviction"
 rejects=$(cc_delta evict reject_poor_compression)
 stored=$(cc_stat stored_pages)
-check_gt "random pages were refused: reject_poor_compression > half of them" \
-	"$rejects" $((rand_pages / 2))
+# of the random pages, those compression got to: on a busy host the
+# offload threads (SCHED_IDLE) see fewer, the rest are reject_staging_full
+# (7.3.4 beside stress_ng.sh: 4,280 captures of 10,240 pages); at least
+# an eighth of them whatever the load
+seen=$(($(cc_delta evict captures) - text_pages))
+[ "$seen" -gt $((rand_pages / 4)) ] || seen=$((rand_pages / 4))
+check_gt "random pages were refused: reject_poor_compression > half of those compressed" \
+	"$rejects" $((seen / 2))
 check_le "and not counted as stored: stored_pages <= text pages + 5% of random" \
 	"$stored" $((text_pages + rand_pages / 20))
 check_gt "the text pages were stored: stored_pages > a quarter of them" \
