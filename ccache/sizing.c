@@ -61,8 +61,8 @@
  * The kernel's own refault counter (WORKINGSET_REFAULT_FILE) cannot serve:
  * it counts every refault whatever its distance, and a first version that
  * took it (less hits and data reads) emptied the pool in a coherence test
- * whose memory pressure re-reads 64 MiB of its disk while the pool served
- * 13,891 pages (CI, 2026-11-26).
+ * whose memory pressure re-reads its disk while the pool served well
+ * (Documentation/design.rst, "Sizing").
  *
  * Every CCACHE_SIZING_PERIOD the target moves by one page of memory per
  * other refault (towards the page cache) and by PAGE_SIZE / b pages per
@@ -172,17 +172,16 @@ static u32 ccache_folio_tag(struct folio *folio)
 
 /*
  * A folio leaves the page cache: when reclaim evicts it, tick the clock
- * and leave a ghost for each of its pages.  A cached filesystem's data is
- * looked up page by page (ccache_ghost_hit(), ccache_sizing_served()), and
- * may come back in folios of another size: with one ghost per folio, on
- * 7.x, where ext4 reads files into large folios, all but a folio's first
- * page came back unseen (2 near ghost hits of 681 in sizing_replace.sh).
- * Other files are looked up by their folio's first page (added below).
+ * and leave a ghost.  A cacheable filesystem's data is looked up page by
+ * page (ccache_ghost_hit(), ccache_sizing_served()) and may come back in
+ * folios of another size (7.x ext4 reads files into large folios), so
+ * each of its pages leaves a ghost; other files are looked up by their
+ * folio's first page (added below), which alone leaves one.
  */
 static void ccache_sizing_deleted(void *data, struct folio *folio)
 {
 	struct address_space *mapping = folio->mapping;
-	long i, nr = folio_nr_pages(folio);
+	long i, nr = folio_nr_pages(folio), ghosts;
 	struct ccache_key key;
 	unsigned long clock;
 	u32 tag;
@@ -190,8 +189,9 @@ static void ccache_sizing_deleted(void *data, struct folio *folio)
 	if (!mapping || !mapping->host || !ccache_folio_reclaimed(folio))
 		return;
 	clock = atomic_long_add_return(nr, &ccache_evictions);
+	ghosts = ccache_sb_cacheable(mapping->host->i_sb) ? nr : 1;
 	ccache_key_of(mapping->host, &key);
-	for (i = 0; i < nr; i++) {
+	for (i = 0; i < ghosts; i++) {
 		tag = ccache_page_tag(&key, folio->index + i);
 		WRITE_ONCE(ccache_cache_ghosts[tag & ccache_cache_ghosts_mask],
 			   (u64)tag << 32 | (u32)clock);

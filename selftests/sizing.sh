@@ -39,9 +39,8 @@ fits() {
 }
 
 # the shrinker faulted off (test-only knob): under the evictions' pressure
-# it gives memory back by itself, and once it had (8,375 entries freed in
-# a run on 6.1) the target had nothing left to fall below; yield.sh tests
-# the shrinker
+# it gives memory back by itself, and once it has, the target has nothing
+# left to fall below; yield.sh tests the shrinker
 cc_start fault_inject=shrinker
 check "pool_sizing is auto by default" [ "$(cat $P/pool_sizing)" = auto ]
 check "the target starts at max_pool_percent of RAM" \
