@@ -189,7 +189,7 @@ static void ccache_sizing_deleted(void *data, struct folio *folio)
 	if (!mapping || !mapping->host || !ccache_folio_reclaimed(folio))
 		return;
 	clock = atomic_long_add_return(nr, &ccache_evictions);
-	ghosts = ccache_sb_cacheable(mapping->host->i_sb) ? nr : 1;
+	ghosts = nr > 1 && !ccache_sb_cacheable(mapping->host->i_sb) ? 1 : nr;
 	ccache_key_of(mapping->host, &key);
 	for (i = 0; i < ghosts; i++) {
 		tag = ccache_page_tag(&key, folio->index + i);
