@@ -207,7 +207,8 @@ static void ccache_reject(const struct ccache_key *key, pgoff_t index,
 
 	atomic_long_add(nr, &ccache_stats.reject[why]);
 	trace_ccache_reject(key, index, nr, why);
-	if (why == CCACHE_REJECT_POOR_COMPRESSION || why == CCACHE_REJECT_POLICY)
+	if (why == CCACHE_REJECT_POOR_COMPRESSION ||
+	    why == CCACHE_REJECT_POLICY || why == CCACHE_REJECT_CGROUP_LIMIT)
 		return;
 	slow = why == CCACHE_REJECT_STAGING_FULL || why == CCACHE_REJECT_OFFLOAD;
 	for (i = 0; i < nr; i++)
@@ -220,7 +221,7 @@ static void ccache_reject(const struct ccache_key *key, pgoff_t index,
  * true when the page was captured, else false with the reason in @why.
  */
 static bool ccache_capture_page(struct ccache_inode *ci, struct folio *folio,
-				unsigned int i, struct kspu_job **job,
+				unsigned int i, u16 memcg, struct kspu_job **job,
 				enum ccache_reject *why)
 {
 	struct ccache_stage *stage;
@@ -233,7 +234,7 @@ static bool ccache_capture_page(struct ccache_inode *ci, struct folio *folio,
 		*why = CCACHE_REJECT_STAGING_FULL;
 		return false;
 	}
-	e = ccache_entry_alloc(stage);
+	e = ccache_entry_alloc(stage, memcg);
 	if (!e) {
 		__ccache_staging_put(stage);
 		return false;
@@ -278,6 +279,7 @@ static void ccache_capture_probe(void *data, struct folio *folio)
 	bool reject;
 	struct ccache_key key;
 	unsigned long flags;
+	int memcg = 0;
 	bool capture;
 	cycles_t start;
 
@@ -307,12 +309,19 @@ static void ccache_capture_probe(void *data, struct folio *folio)
 	if (ci) {
 		reject = capture && (ci->poisoned || ci->invalidating ||
 				     ccache_store_dropping());
+		if (capture && !reject) {
+			memcg = ccache_memcg_get(folio, &why);
+			reject = memcg < 0;
+		}
 		while (capture && !reject && captured < nr) {
 			reject = !ccache_capture_page(ci, folio, captured,
-						      &jobs[captured], &why);
+						      memcg, &jobs[captured],
+						      &why);
 			if (!reject)
 				captured++;
 		}
+		if (memcg > 0)
+			ccache_memcg_put(memcg);
 		/* older copies of the pages not captured must go too */
 		if (captured < nr)
 			ccache_erase_range(ci, folio->index + captured,

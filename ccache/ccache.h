@@ -23,6 +23,7 @@
  *   ccache/pool.c      compressed memory: the zsmalloc pool
  *   ccache/lru.c       the pool's limit: admission, LRU eviction, shrinker
  *   ccache/sizing.c    the pool's target: what the pool should hold
+ *   ccache/memcg.c     each memory cgroup's share of the pool
  *   ccache/capture.c   H1: evicted pages in, compression worker
  *   ccache/serve.c     H2: re-reads served from the store
  *   ccache/hooks.c     H3/H4: invalidation and teardown hooks
@@ -60,6 +61,7 @@ enum ccache_reject {
 	CCACHE_REJECT_POOL_LIMIT,	/* pool full, nothing to evict */
 	CCACHE_REJECT_ALLOC_FAILURE,	/* an allocation failed */
 	CCACHE_REJECT_POLICY,		/* file or state not cacheable right now */
+	CCACHE_REJECT_CGROUP_LIMIT,	/* its memory cgroup's share is full */
 	CCACHE_REJECT_NR
 };
 

@@ -28,6 +28,7 @@ struct ccache_part {
 
 static const struct ccache_part ccache_parts[] = {
 	{ "pool", ccache_pool_init, ccache_pool_exit },
+	{ "cgroup shares", ccache_memcg_init, ccache_memcg_exit },
 	{ "store", ccache_store_init, ccache_store_exit },
 	{ "sizing", ccache_sizing_init, ccache_sizing_exit },
 	{ "pool limit", ccache_lru_init, ccache_lru_exit },

@@ -350,13 +350,14 @@ static void ccache_graveyard_work(struct work_struct *work)
 /**
  * ccache_entry_alloc() - a new pending entry holding a staging buffer
  * @stage: the raw copy of the page
+ * @memcg: the id of its cgroup's record (ccache_memcg_get()), or 0
  *
  * Takes an entry from the reserve, or allocates one with GFP_NOWAIT.
  *
  * Context: ccache_lock held.
  * Return: the entry with one reference, or NULL.
  */
-struct ccache_entry *ccache_entry_alloc(struct ccache_stage *stage)
+struct ccache_entry *ccache_entry_alloc(struct ccache_stage *stage, u16 memcg)
 {
 	struct ccache_entry *e;
 
@@ -380,7 +381,19 @@ struct ccache_entry *ccache_entry_alloc(struct ccache_stage *stage)
 	INIT_LIST_HEAD(&e->list);
 	e->state = CCACHE_PENDING;
 	e->stage = stage;
+	e->memcg = memcg;
 	return e;
+}
+
+/*
+ * What an entry takes from its cgroup's share (memcg.c): a pending one
+ * counts as a whole page, the most it can take once stored, so that
+ * captures in flight cannot carry a share past its bound.
+ */
+static long ccache_entry_bytes(const struct ccache_entry *e)
+{
+	return (e->state == CCACHE_PENDING ? PAGE_SIZE : e->length) +
+	       sizeof(*e);
 }
 
 /*
@@ -403,6 +416,8 @@ static void ccache_unlink_entry(struct ccache_entry *e)
 		if (e->state == CCACHE_SAME_FILLED)
 			ccache_stat_dec(same_filled_pages);
 	}
+	ccache_memcg_count(e->memcg, -ccache_entry_bytes(e));
+	ccache_memcg_put(e->memcg);
 	e->ci = NULL;
 	ci->nr_entries--;
 	ccache_entry_put(e);
@@ -437,6 +452,9 @@ bool ccache_entry_insert(struct ccache_inode *ci, struct ccache_entry *e,
 		ccache_entry_put(e);
 		return false;
 	}
+	/* before @old's could free the record */
+	ccache_memcg_hold(e->memcg);
+	ccache_memcg_count(e->memcg, ccache_entry_bytes(e));
 	if (old)
 		ccache_unlink_entry(old);
 	ci->nr_entries++;
@@ -479,6 +497,8 @@ void ccache_entry_publish(struct ccache_entry *e, u8 state,
 		ccache_inode_tidy(ci);
 	}
 	stage = e->stage;
+	if (stored)	/* from a whole page to what it takes */
+		ccache_memcg_count(e->memcg, -ccache_entry_bytes(e));
 	e->state = state;
 	e->value = value;	/* or the handle: same word */
 	e->length = len;
@@ -489,6 +509,7 @@ void ccache_entry_publish(struct ccache_entry *e, u8 state,
 		ccache_stat_add(compressed_bytes, len);
 		if (state == CCACHE_SAME_FILLED)
 			ccache_stat_inc(same_filled_pages);
+		ccache_memcg_count(e->memcg, ccache_entry_bytes(e));
 		trace_ccache_store(&ci->key, e->index, len);
 	}
 	spin_unlock_irqrestore(&ccache_lock, flags);

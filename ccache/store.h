@@ -113,19 +113,22 @@ enum ccache_entry_state {
  *     or the slab (the "entries" statistic counts both).
  *  2. ccache_entry_insert() (probe, ccache_lock): into its file's xarray,
  *     replacing (unlinking) an older entry at its index; the reference of
- *     step 1 is now the store's.  The probe takes a second one for the
- *     compress job, dropped by the publish worker when it is done.
+ *     step 1 is now the store's, and the entry holds one on its cgroup's
+ *     record (memcg.c).  The probe takes a second one for the compress
+ *     job, dropped by the publish worker when it is done.
  *  3. ccache_entry_publish() (publish worker, takes ccache_lock): if the
  *     entry is still in its slot and its file unchanged ("Coherence"
  *     above), it becomes compressed or same-filled, joins the LRU and
- *     is counted as stored; otherwise it is erased.  Either way its staging
- *     buffer goes back and it holds its pool object (if any) from then on.
- *     A reader (serve.c) takes a reference, under ccache_lock, only to a
- *     published entry it then erases.
+ *     is counted as stored, in its cgroup's share too; otherwise it is
+ *     erased.  Either way its staging buffer goes back and it holds its
+ *     pool object (if any) from then on.  A reader (serve.c) takes a
+ *     reference, under ccache_lock, only to a published entry it then
+ *     erases.
  *  4. ccache_unlink_entry() (ccache_lock held): the only way out of the
  *     store, through ccache_erase_entry() or replacement in step 2.  Off
- *     the LRU, ci set to NULL, stored statistics down, the store's
- *     reference dropped.  An erased entry is never found again.
+ *     the LRU, ci set to NULL, stored statistics and its cgroup's share
+ *     down, its references on the cgroup's record and the store's
+ *     dropped.  An erased entry is never found again.
  *  5. ccache_entry_free() (graveyard worker, or whoever drains it: process
  *     context, no ccache_lock): after the last reference, the only place
  *     the staging buffer or pool object and the entry itself are released.
@@ -140,6 +143,7 @@ struct ccache_entry {
 	u8 alg;			/* compressor id (crypto/acomp.c) */
 	bool has_crc;		/* @crc is set: check it on a hit */
 	u16 length;		/* compressed length */
+	u16 memcg;		/* its cgroup's record (memcg.c), 0: none */
 	u32 crc;		/* CRC32C of the page (checksum knob) */
 	union {
 		struct list_head list;	/* LRU once stored, under ccache_lock */
@@ -163,7 +167,7 @@ u32 ccache_page_tag(const struct ccache_key *key, pgoff_t index);
 struct ccache_inode *ccache_inode_lookup(const struct ccache_key *key);
 struct ccache_inode *ccache_inode_get_or_create(const struct ccache_key *key);
 void ccache_inode_tidy(struct ccache_inode *ci);
-struct ccache_entry *ccache_entry_alloc(struct ccache_stage *stage);
+struct ccache_entry *ccache_entry_alloc(struct ccache_stage *stage, u16 memcg);
 bool ccache_entry_insert(struct ccache_inode *ci, struct ccache_entry *e,
 			 pgoff_t index);
 void ccache_entry_publish(struct ccache_entry *e, u8 state,
@@ -198,6 +202,32 @@ void ccache_pool_load(struct ccache_entry *e, void *buf);
 size_t ccache_pool_max_object(void);
 unsigned long ccache_pool_bytes(void);
 void ccache_pool_compact(void);
+
+/* memcg.c: each cgroup's share of the pool; all under ccache_lock */
+#ifdef CONFIG_MEMCG
+int ccache_memcg_get(struct folio *folio, enum ccache_reject *why);
+void ccache_memcg_hold(u16 id);
+void ccache_memcg_put(u16 id);
+void ccache_memcg_count(u16 id, long bytes);
+int ccache_memcg_init(void);
+void ccache_memcg_exit(void);
+#else
+static inline int ccache_memcg_get(struct folio *folio,
+				   enum ccache_reject *why)
+{
+	return 0;
+}
+
+static inline void ccache_memcg_hold(u16 id) {}
+static inline void ccache_memcg_put(u16 id) {}
+static inline void ccache_memcg_count(u16 id, long bytes) {}
+static inline int ccache_memcg_init(void)
+{
+	return 0;
+}
+
+static inline void ccache_memcg_exit(void) {}
+#endif
 
 /* lru.c: the pool's limit, admission, eviction, shrinker, OOM notifier */
 int ccache_lru_init(void);

@@ -190,6 +190,7 @@ static struct attribute *ccache_attrs[] = {
 	CCACHE_REJECTS(pool_limit, POOL_LIMIT),
 	CCACHE_REJECTS(alloc_failure, ALLOC_FAILURE),
 	CCACHE_REJECTS(policy, POLICY),
+	CCACHE_REJECTS(cgroup_limit, CGROUP_LIMIT),
 	CCACHE_COUNTER(invalidations),
 	CCACHE_COUNTER(lru_evictions),
 	CCACHE_COUNTER(shrinker_frees),

@@ -27,6 +27,7 @@ TRACE_DEFINE_ENUM(CCACHE_REJECT_OFFLOAD);
 TRACE_DEFINE_ENUM(CCACHE_REJECT_POOL_LIMIT);
 TRACE_DEFINE_ENUM(CCACHE_REJECT_ALLOC_FAILURE);
 TRACE_DEFINE_ENUM(CCACHE_REJECT_POLICY);
+TRACE_DEFINE_ENUM(CCACHE_REJECT_CGROUP_LIMIT);
 
 DECLARE_EVENT_CLASS(ccache_pages,
 		    TP_PROTO(const struct ccache_key *key, pgoff_t index,
@@ -106,7 +107,9 @@ TRACE_EVENT(ccache_reject,
 					 "pool_limit" },
 				       { CCACHE_REJECT_ALLOC_FAILURE,
 					 "alloc_failure" },
-				       { CCACHE_REJECT_POLICY, "policy" }))
+				       { CCACHE_REJECT_POLICY, "policy" },
+				       { CCACHE_REJECT_CGROUP_LIMIT,
+					 "cgroup_limit" }))
 );
 
 /* The file changes in @first..@last: @erased entries went. */
