@@ -61,6 +61,7 @@ check_fails "the page cache holds data the disk never got" \
 
 cc_snap evict
 cc_evict $ok $bad
+cc_show "after eviction"
 check_gt "the control file was stored (captures)" "$(cc_delta evict captures)" 0
 run_check "the control file reads back as its model" \
 	"$CCFILE" verify -m read $ok

@@ -13,7 +13,11 @@ nfiles=4
 file_mib=8
 [ -d /mnt/d0 ] || tap_skip_all "no data disk at /mnt/d0"
 
-cc_start
+# The shrinker is faulted off (test-only knob): the eviction's pressure
+# pushes the page cache below the share at which the pool gives memory
+# back, and on 7.x, whose kernel leaves a 192 MiB guest less room, it
+# took most of what had been stored (yield.sh tests the shrinker).
+cc_start fault_inject=shrinker
 mkdir -p "$dir"
 files=
 i=1
