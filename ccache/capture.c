@@ -137,14 +137,18 @@ bool ccache_folio_reclaimed(struct folio *folio)
  * it hit, a tail page of a large folio included, and the head only when
  * the head was hit (folio_test_hwpoison() reads the head's flag alone).
  * Copying a poisoned page, with interrupts off, takes a machine check
- * where the kernel on its own would simply free the folio.
+ * where the kernel on its own would simply free the folio.  (A guest
+ * cannot put a poisoned page in front of capture: memory_failure() splits
+ * or truncates a clean page-cache folio.  The test-only "hwpoison" fault
+ * site poisons a large folio's last page instead.)
  */
 static bool ccache_folio_poisoned(struct folio *folio)
 {
 	long i, nr = folio_nr_pages(folio);
 
 	for (i = 0; i < nr; i++)
-		if (PageHWPoison(folio_page(folio, i)))
+		if (PageHWPoison(folio_page(folio, i)) ||
+		    (i && i == nr - 1 && ccache_fault(CCACHE_FAULT_HWPOISON)))
 			return true;
 	return false;
 }

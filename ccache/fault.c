@@ -27,6 +27,7 @@ const char * const ccache_fault_names[CCACHE_FAULT_NR] = {
 	[CCACHE_FAULT_DECOMPRESS] = "decompress",
 	[CCACHE_FAULT_CORRUPT] = "corrupt",
 	[CCACHE_FAULT_SHRINKER] = "shrinker",
+	[CCACHE_FAULT_HWPOISON] = "hwpoison",
 };
 
 unsigned long ccache_fault_mask;
