@@ -5,7 +5,7 @@
 #
 # usage: boot.sh [-k RELEASE] [-M MODULE] [-m MIB] [-c CPUS] [-t SECONDS]
 #                [-d FS:SIZE[:bps=N][:iops=N][:src=DIR|:img=FILE]]... [-o LOG]
-#                [-a ARGS] [-p OPTIONS] [-l MODULE] TEST
+#                [-a ARGS] [-p OPTIONS] [-l MODULE] [-n PORT] TEST
 #        boot.sh -i [options]            interactive shell, module loaded
 #
 # TEST is a file in selftests/ (any file in the tree, for the harness's own
@@ -22,7 +22,10 @@
 # -a appends to the guest's kernel command line.  -p gives ccache module
 # options (in the guest's /etc/modprobe.d, so every modprobe uses them;
 # options on modprobe's command line win); -l loads a test-only module from
-# selftests/modules/ before the test (e.g. ccache_test_acomp).
+# selftests/modules/ before the test (e.g. ccache_test_acomp).  -n gives
+# the guest a network card behind QEMU's user networking, with no way out
+# (restrict=on), the guest 10.0.2.15, and the host's 127.0.0.1:PORT
+# forwarded to the guest's port 80: loopback only.
 #
 # Exit status: 0 passed, 4 skipped, 1 failed.  A run fails when the guest
 # never prints the end marker (panic, oops, hang until the timeout), when
@@ -37,10 +40,10 @@ top=$(cd "$here/../.." && pwd)
 # shellcheck source=tools/lib/image.sh
 . "$top/tools/lib/image.sh"
 release=${CCDEV_KVER:-} module=$top/ccache.ko mem='' cpus='' timeout=''
-log='' interactive=0 append='' disks=() test_disks=() prepare=''
+log='' interactive=0 append='' disks=() test_disks=() prepare='' port=''
 modopts=${CCDEV_MODOPTS:-} preload=${CCDEV_PRELOAD:-}
 
-while getopts "k:M:m:c:t:d:o:a:p:l:i" opt; do
+while getopts "k:M:m:c:t:d:o:a:p:l:n:i" opt; do
 	case $opt in
 	k) release=$OPTARG ;;
 	M) module=$OPTARG ;;
@@ -52,6 +55,7 @@ while getopts "k:M:m:c:t:d:o:a:p:l:i" opt; do
 	a) append=$OPTARG ;;
 	p) modopts=$OPTARG ;;
 	l) preload=$OPTARG ;;
+	n) port=$OPTARG ;;
 	i) interactive=1 ;;
 	*) sed -n '4,20s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
 	esac
@@ -159,6 +163,7 @@ done
 	echo "CCDEV_MODOPTS='$modopts'"
 	echo "CCDEV_PRELOAD='$preload'"
 	echo "CCDEV_SLOWDOWN=$slowdown"
+	echo "CCDEV_NET=${port:+1}"
 } > "$stage/run.conf"
 (cd "$stage" && find . | cpio -o -H newc --quiet) > "$run/run.cpio"
 cat "$base" "$run/run.cpio" > "$run/initrd"
@@ -179,6 +184,9 @@ qemu=(qemu-system-x86_64 -accel "tcg,thread=$tcg_thread" -M microvm -cpu max
 	-kernel "$kernel" -initrd "$run/initrd"
 	-append "console=ttyS0 loglevel=5 tsc_early_khz=${khz:-2000000} tsc=reliable oops=panic panic=-1 reboot=t $append"
 	"${qemu_disks[@]}")
+# shellcheck disable=SC2054 # commas inside QEMU options
+[[ -z $port ]] || qemu+=(-netdev "user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:$port-:80"
+	-device virtio-net-device,netdev=n0)
 
 if [[ $interactive == 1 ]]; then
 	exec "${qemu[@]}" -serial mon:stdio
