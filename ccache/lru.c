@@ -67,8 +67,6 @@ unsigned long ccache_pool_used(void)
 	       ccache_sizing_bytes();
 }
 
-/* Entries evicted under one hold of ccache_lock by a trim (see below). */
-#define CCACHE_TRIM_BATCH 256UL
 
 /*
  * Evict up to @nr entries from the LRU's old end, looking at no more than
@@ -208,11 +206,11 @@ bool ccache_pool_admit(u32 tag, bool workingset)
 	/*
 	 * A lowered limit: give back what is over it now, second chances
 	 * included (an entry has at most two of them, so this ends once the
-	 * LRU is empty at the latest), CCACHE_TRIM_BATCH at a time with
+	 * LRU is empty at the latest), CCACHE_LOCK_BATCH at a time with
 	 * interrupts on and a chance to reschedule in between.
 	 */
 	while (used > limit) {
-		n = clamp((used - limit) >> PAGE_SHIFT, 16UL, CCACHE_TRIM_BATCH);
+		n = clamp((used - limit) >> PAGE_SHIFT, 16UL, CCACHE_LOCK_BATCH);
 		n = ccache_lru_evict(n, 2 * n, &looked, false);
 		ccache_stat_add(lru_evictions, n);
 		if (!looked)
@@ -238,7 +236,7 @@ bool ccache_pool_admit(u32 tag, bool workingset)
 /*
  * The sizing worker: every CCACHE_SIZING_PERIOD it asks sizing.c for the
  * pool's target and evicts what the pool holds above it, the coldest
- * entries first, CCACHE_TRIM_BATCH at a time with interrupts on and a
+ * entries first, CCACHE_LOCK_BATCH at a time with interrupts on and a
  * chance to reschedule in between, then compacts the pool, so that the
  * page cache gets the memory back at once.  Entries with second chances
  * left keep them: a trim looks at no more than twice the entries it
@@ -271,7 +269,7 @@ static void ccache_sizing_work(struct work_struct *work)
 		/* entries, by the bytes an entry takes on average */
 		nr = DIV_ROUND_UP(used - target, max(used / stored, 1UL));
 		while (nr) {
-			n = min(nr, CCACHE_TRIM_BATCH);
+			n = min(nr, CCACHE_LOCK_BATCH);
 			n = ccache_lru_evict(n, 2 * n, &looked, false);
 			ccache_stat_add(lru_evictions, n);
 			if (!looked)
@@ -336,10 +334,9 @@ static unsigned long ccache_shrink_scan(struct shrinker *s,
  * something.  A cache must never cost a process its life, yet the
  * shrinker can decline until then (the file LRU share above counts pages
  * that reclaim could not take).  So every entry goes, second chances or
- * not, a batch at a time (at most 4 * CCACHE_OOM_BATCH looked at under
+ * not, a batch at a time (at most 4 * CCACHE_LOCK_BATCH looked at under
  * the lock) to keep interrupts on in between; marks on files stay.
  */
-#define CCACHE_OOM_BATCH 256
 
 static int ccache_oom_notify(struct notifier_block *nb, unsigned long unused,
 			     void *freed)
@@ -350,7 +347,7 @@ static int ccache_oom_notify(struct notifier_block *nb, unsigned long unused,
 
 	/* no further than the entries there are now: captures go on */
 	do {
-		n = ccache_lru_evict(CCACHE_OOM_BATCH, 4 * CCACHE_OOM_BATCH,
+		n = ccache_lru_evict(CCACHE_LOCK_BATCH, 4 * CCACHE_LOCK_BATCH,
 				     &looked, true);
 		total += n;
 		cond_resched();

@@ -37,14 +37,6 @@ static struct hlist_head *ccache_inodes;
 static unsigned int ccache_inodes_bits;
 
 /*
- * Bulk erases (a file's range, a filesystem, the whole store) hold
- * ccache_lock, and so keep interrupts off, for at most CCACHE_ERASE_BATCH
- * entries at a time whatever the store holds; between batches interrupts
- * are on, and callers that may sleep reschedule.
- */
-#define CCACHE_ERASE_BATCH 256UL
-
-/*
  * Drops of many files in progress (ccache_drop_matching()); under
  * ccache_lock.  While there is one, nothing is captured or served
  * (ccache_store_dropping()): a drop that stands in for a lost invalidation
@@ -294,7 +286,7 @@ static void ccache_entry_free(struct llist_node *dead)
 			ccache_pool_free(e->handle);
 		list_add(&e->list, &freed);
 		/* a drop of the whole store can leave millions here */
-		if (++n % CCACHE_ERASE_BATCH == 0) {
+		if (++n % CCACHE_LOCK_BATCH == 0) {
 			ccache_entry_reserve_put(&freed);
 			INIT_LIST_HEAD(&freed);
 			cond_resched();
@@ -586,7 +578,7 @@ static void ccache_inode_forget(struct ccache_inode *ci)
 }
 
 /*
- * Erase @key's entries for pages @first to @last, CCACHE_ERASE_BATCH at a
+ * Erase @key's entries for pages @first to @last, CCACHE_LOCK_BATCH at a
  * time, looking the record up again for each batch (it may go in
  * between).  The caller keeps the file's pages from being captured or
  * served meanwhile (an invalidation in flight, or an inode on its way
@@ -601,10 +593,10 @@ static unsigned long ccache_erase_file(const struct ccache_key *key,
 	do {
 		spin_lock_irqsave(&ccache_lock, flags);
 		ci = ccache_inode_lookup(key);
-		n = ci ? ccache_erase_some(ci, first, last, CCACHE_ERASE_BATCH) : 0;
+		n = ci ? ccache_erase_some(ci, first, last, CCACHE_LOCK_BATCH) : 0;
 		spin_unlock_irqrestore(&ccache_lock, flags);
 		total += n;
-	} while (n == CCACHE_ERASE_BATCH);
+	} while (n == CCACHE_LOCK_BATCH);
 	return total;
 }
 
@@ -721,7 +713,7 @@ bool ccache_store_dropping(void)
 
 /*
  * Drop the records of one superblock, or of all when @sb is NULL, one
- * hash bucket at a time and CCACHE_ERASE_BATCH entries at most under one
+ * hash bucket at a time and CCACHE_LOCK_BATCH entries at most under one
  * hold of ccache_lock; @forget: the inodes are gone, forget the files'
  * state too (ccache_inode_forget()); @may_sleep: reschedule between
  * batches.  Nothing is captured or served until it is done, so entries of
@@ -743,7 +735,7 @@ static void ccache_drop_matching(struct super_block *sb, bool forget,
 		if (hlist_empty(&ccache_inodes[bkt]))
 			continue;
 		do {
-			budget = CCACHE_ERASE_BATCH;
+			budget = CCACHE_LOCK_BATCH;
 			spin_lock_irqsave(&ccache_lock, flags);
 			hlist_for_each_entry_safe(ci, tmp, &ccache_inodes[bkt],
 						  hash) {

@@ -23,7 +23,7 @@
  * ccache_lock: no zsmalloc, no crypto, no allocation beyond GFP_NOWAIT.
  * Nor anything unbounded: erases of a whole file, filesystem or store
  * (truncation, deletion, drop_caches, unmount, flush, unload) and trims
- * of the pool hold it for at most a batch of 256 entries, with interrupts
+ * of the pool hold it for at most CCACHE_LOCK_BATCH entries, with interrupts
  * on in between; a drop of many files stops captures and hits until it
  * ends (ccache_store_dropping()), an invalidation those of its file.
  * The hooks cannot sleep (ftrace and kretprobe handlers run with
@@ -65,6 +65,16 @@
 #include "../spu-offload/kspu.h"
 
 extern spinlock_t ccache_lock;
+
+/*
+ * Bulk erases and evictions (a file's range, a filesystem, the whole
+ * store, trims of the pool, the out-of-memory notifier) hold ccache_lock,
+ * and so keep interrupts off, for at most this many entries at a time
+ * whatever the store holds; between batches interrupts are on, and
+ * callers that may sleep reschedule.  tools/irqsoff.sh measures the
+ * sections on the debug kernel (Documentation/design.rst).
+ */
+#define CCACHE_LOCK_BATCH 32UL
 
 /* Identity of a file: what survives the eviction of its struct inode. */
 struct ccache_key {
