@@ -67,7 +67,6 @@ unsigned long ccache_pool_used(void)
 	       ccache_sizing_bytes();
 }
 
-
 /*
  * Evict up to @nr entries from the LRU's old end, looking at no more than
  * @budget entries: one with a second chance left (->referenced) loses it
