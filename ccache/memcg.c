@@ -110,9 +110,9 @@ static void ccache_memcg_unref(struct ccache_memcg *cg)
 }
 
 /*
- * The record of @memcg with a reference for the caller, made (with its
- * ancestors') if there is none; NULL for the root, or when an allocation
- * failed or the cgroup is being freed.
+ * The record of @memcg, which is not the root, with a reference for the
+ * caller, made (with its ancestors') if there is none; NULL when an
+ * allocation failed or the cgroup is being freed.
  */
 static struct ccache_memcg *ccache_memcg_record(struct mem_cgroup *memcg)
 {
@@ -120,14 +120,12 @@ static struct ccache_memcg *ccache_memcg_record(struct mem_cgroup *memcg)
 	struct ccache_memcg *cg, *parent = NULL;
 	int id;
 
-	if (!up)			/* the root: the host's own pages */
-		return NULL;
 	cg = ccache_memcg_find(memcg);
 	if (cg) {
 		cg->refs++;
 		return cg;
 	}
-	if (parent_mem_cgroup(up)) {
+	if (parent_mem_cgroup(up)) {	/* no record for the root */
 		parent = ccache_memcg_record(up);
 		if (!parent)
 			return NULL;
