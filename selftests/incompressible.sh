@@ -56,8 +56,11 @@ check_gt "random pages were refused: reject_poor_compression > half of those com
 	"$rejects" $((seen / 2))
 check_le "and not counted as stored: stored_pages <= text pages + 5% of random" \
 	"$stored" $((text_pages + rand_pages / 20))
-check_gt "the text pages were stored: stored_pages > a quarter of them" \
-	"$stored" $((text_pages / 4))
+# of the text pages, those capture got to: the share of all pages it
+# took (the staging area fills on a busy host)
+text_seen=$((text_pages * $(cc_delta evict captures) / (rand_pages + text_pages)))
+check_gt "the text pages were stored: stored_pages > a quarter of those captured" \
+	"$stored" $((text_seen / 4))
 check_le "compressed_bytes <= half the text pages' size" \
 	"$(cc_stat compressed_bytes)" $((text_pages * 2048))
 

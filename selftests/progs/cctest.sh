@@ -236,10 +236,11 @@ cc_summary() {
 
 # cc_evict [-l PCT] FILE...: push the files out of the page cache through
 # memory reclaim, all but PCT% of their pages (default 1); a check, with
-# ccfile's summary as a comment
+# ccfile's summary and what ccache made of the eviction as comments
 cc_evict() {
 	leave=1
 	[ "$1" != -l ] || { leave=$2; shift 2; }
+	cc_snap ccev
 	# 60 s: a guest on a loaded host runs several times slower (fio's
 	# files needed more than 30 s on 6.12 beside other guests)
 	out=$("$CCFILE" evict -t 60 -l "$leave" "$@" 2>&1)
@@ -247,7 +248,25 @@ cc_evict() {
 	tap_result $st "evicted $# files by memory pressure"
 	printf '%s\n' "$out" | sed 's/^/# /'
 	cc_settle || echo "# offload still busy: $(cc_offload_queued) jobs queued"
+	cc_show_delta ccev "the eviction"
 	return $st
+}
+
+# cc_show_delta SNAP LABEL: how captures, stored pages and each reason for
+# refusing a page moved since cc_snap SNAP, on one TAP comment line (what
+# a failed check on an eviction needs to tell a refusal from a capture
+# that never happened)
+cc_show_delta() {
+	line="# ccache, $2:"
+	for s in $(cc_stat_names); do
+		case $s in
+		captures | stored_pages | reject_*) ;;
+		*) continue ;;
+		esac
+		d=$(cc_delta "$1" "$s")
+		[ "$d" = 0 ] || line="$line $s=$d"
+	done
+	echo "$line"
 }
 
 # cc_with_fault SITE CMD...: CMD with the test-only fault site SITE
