@@ -18,6 +18,9 @@
 #                   plain kernel, report in ~/.cache/ccache-dev/bench/runs
 #                   (QUICK=1: three configurations once, under 12 minutes;
 #                   REPS=N: N repetitions of each, default 3)
+#   make bench-cluster  N guests (SERVERS=N, default 2) behind HAProxy on the
+#                   host, round-robin against URI hashing, with and without
+#                   ccache (QUICK=1, REPS=N as above)
 #   make walkthrough  packaging/README.rst's walk-through in a guest
 #                   (selftests/walkthrough.sh: the DKMS package, perf)
 #   make shell      a shell in a guest with ccache loaded
@@ -74,7 +77,7 @@ export CCDEV_WERROR ?= y
 export CCDEV_FAULT_INJECT
 
 .PHONY: all modules test-modules test-progs check check-full check-debug matrix demo bench-offload \
-	bench-web walkthrough shell lint install install-tools dkms-src dkms-deb clean
+	bench-web bench-cluster walkthrough shell lint install install-tools dkms-src dkms-deb clean
 
 all: modules
 
@@ -131,6 +134,12 @@ bench-web:
 	@$(SETUP) --for bench
 	@$(MAKE) --no-print-directory KVER=6.1 modules
 	@tools/bench/web-bench.sh $(if $(filter-out 0,$(QUICK)),--quick) $(if $(REPS),-r $(REPS))
+
+bench-cluster:
+	@$(SETUP) --for bench
+	@$(MAKE) --no-print-directory KVER=6.1 modules
+	@tools/bench/web-bench.sh --cluster $(or $(SERVERS),2) \
+		$(if $(filter-out 0,$(QUICK)),--quick) $(if $(REPS),-r $(REPS))
 
 walkthrough:
 	@$(SETUP) --for walkthrough

@@ -18,8 +18,8 @@
 #     debug        build the debug kernel (tools/debug-kernel.sh)
 #     guest        build the module and boot guests (make demo,
 #                  bench-offload, shell)
-#     bench        the web benchmark (make bench-web): guests, nginx,
-#                  Apache, lzop, dmsetup, matplotlib
+#     bench        the web benchmarks (make bench-web, bench-cluster):
+#                  guests, nginx, Apache, lzop, dmsetup, matplotlib, HAProxy
 #     package      the DKMS package (make dkms-deb): DKMS, which installs
 #                  it and which selftests/host/dkms.sh builds with
 #     walkthrough  the newcomer's walk-through (make walkthrough): guests,
@@ -70,7 +70,8 @@ for p in "${purposes[@]}"; do
 	guest) packages+=("${guest_packages[@]}") guests=1 ;;
 	bench)
 		packages+=("${guest_packages[@]}"
-			python3 lzop nginx-light apache2 dmsetup python3-matplotlib)	# tools/bench/web-bench.sh
+			python3 lzop nginx-light apache2 dmsetup python3-matplotlib	# tools/bench/web-bench.sh
+			haproxy)	# its --cluster (make bench-cluster)
 		guests=1
 		;;
 	package) packages+=(dkms) dkms_root=1 ;;

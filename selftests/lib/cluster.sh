@@ -33,22 +33,24 @@ cluster_guide() {
 		on { sub(/^\t/, ""); print }' "$1"
 }
 
-# cluster_config GUIDE PORT NAME=PORT...: the guide's recipe on stdout,
-# with HAProxy on 127.0.0.1:PORT and the servers NAME on 127.0.0.1 (the
-# guide's other servers removed), checks every 100 ms, no bound on loads
-# (with one a request may go to the next server on the ring while the
-# previous one's connection is still counted, which is what it is for but
-# not what the tests check), and the server's name in an X-Server header
+# cluster_config [-k] GUIDE PORT NAME=PORT...: the guide's recipe on
+# stdout, with HAProxy on 127.0.0.1:PORT and the servers NAME on 127.0.0.1
+# (the guide's other servers removed) and the server's name in an X-Server
+# header; unless -k (keep: the benchmark's loads run the recipe's own),
+# checks every 100 ms and no bound on loads (with one a request may go to
+# the next server on the ring while the previous one's connection is still
+# counted, which is what it is for but not what the tests check)
 cluster_config() {
+	local tests=(-e '/^\thash-balance-factor /d'
+		-e 's/^\tdefault-server check .*/\tdefault-server check inter 100ms fall 1 rise 1/')
+	[[ $1 != -k ]] || { tests=(); shift; }
 	local guide=$1 port=$2 subst=()
 	shift 2
 	for kv in "$@"; do
 		subst+=(-e "s/^\tserver ${kv%%=*} [0-9.]*:80$/\tserver ${kv%%=*} 127.0.0.1:${kv#*=}/")
 	done
 	cluster_guide "$guide" |
-		sed -e "s/^\tbind :80$/\tbind 127.0.0.1:$port/" \
-			-e '/^\thash-balance-factor /d' \
-			-e 's/^\tdefault-server check .*/\tdefault-server check inter 100ms fall 1 rise 1/' \
+		sed -e "s/^\tbind :80$/\tbind 127.0.0.1:$port/" "${tests[@]}" \
 			-e 's/^\tbalance uri$/&\n\thttp-response set-header X-Server %s/' \
 			"${subst[@]}" -e '/^\tserver [^ ]* [0-9.]*:80$/d'
 }

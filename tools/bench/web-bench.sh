@@ -29,9 +29,21 @@
 #     on every configuration.
 #  4. report.py: results.csv, plots and report.md in the output directory.
 #
+# With --cluster N, the docset is served by N guests behind HAProxy on the
+# host instead (make bench-cluster, Documentation/admin-guide "Clusters"):
+# each guest has its own throttled copy of the data disk, one vCPU and R
+# of RAM, and serves with nginx after the same prefill (web-bench.guest's
+# wb_mode=serve), reached through QEMU's user networking on a loopback
+# port; HAProxy runs the admin guide's recipe with round-robin or with
+# consistent URI hashing, and webload, on the host, loads it (every body
+# checked), then verifies a sample.  With URI hashing a last phase takes
+# one server out of the backend and back in under load, and asks HAProxy
+# which server each of a sample of URIs reaches before, while and after
+# (cluster.py).  cluster-report.py writes the report.
+#
 # usage: web-bench.sh [--quick] [-r REPS] [-m RAM_MIB] [-z ZIPF] [-c CONNS]
 #                     [-k REQS] [-s CONFIG,...] [-o DIR] [--recalibrate]
-#                     [--verify-all]
+#                     [--verify-all] [--cluster N]
 #   --quick        plain kernel at R, ccache and dm-cache on zram with
 #                  ccache's default budget, one repetition, short phases
 #                  (about 10 minutes); else the full run (about 65)
@@ -47,9 +59,12 @@
 #   --recalibrate  measure the calibration even when one is cached
 #   --verify-all   verify every file of the docset in every configuration
 #                  (webload -V as the docset's first read; slower)
+#   --cluster N    N web servers behind HAProxy (above), 1 to 8; its own
+#                  configurations (-s help lists them)
 # Needs ccache.ko built for 6.1 (make KVER=6.1), and nginx, apache2, lzop,
-# dmsetup, python3-matplotlib on the host (tools/setup.sh --for bench);
-# make bench-web does both.
+# dmsetup, python3-matplotlib (and haproxy for --cluster) on the host
+# (tools/setup.sh --for bench); make bench-web and make bench-cluster do
+# both.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -81,6 +96,14 @@ cc60-lz4|ccache 60% lz4|1|1|60|cpu|lz4|0
 cc60-zstd|ccache 60% zstd|1|1|60|cpu|zstd|0"
 full_configs=none-R,none-2R,cc,cc-2R,dmz
 quick_configs=none-R,cc,dmz
+# --cluster: the same fields, then HAProxy's balance algorithm
+cluster_configs="\
+rr-none|round-robin, plain kernel|1|0||-|-|0||roundrobin
+rr-cc|round-robin, ccache|1|1||cpu|lzo|0||roundrobin
+uri-none|URI hashing, plain kernel|1|0||-|-|0||uri
+uri-cc|URI hashing, ccache|1|1||cpu|lzo|0||uri"
+cluster_full=rr-none,rr-cc,uri-none,uri-cc
+cluster_quick=rr-none,uri-cc
 # the support profile's popularity: the thesis's SPECweb2005 Support alpha
 support_zipf=0.4
 
@@ -89,14 +112,16 @@ usage() {
 	exit 2
 }
 quick=0 reps='' mem=256 zipf=0.8 conns=64 session=100 only='' out='' recal=0 verify_all=0
+cluster=0
 while [[ $# -gt 0 ]]; do
 	case $1 in
 	--quick) quick=1 ;;
 	--recalibrate) recal=1 ;;
 	--verify-all) verify_all=1 ;;
-	-r | -m | -z | -c | -k | -s | -o)
+	-r | -m | -z | -c | -k | -s | -o | --cluster)
 		[[ $# -ge 2 ]] || usage
 		case $1 in
+		--cluster) cluster=$2 ;;
 		-r) reps=$2 ;;
 		-m) mem=$2 ;;
 		-z) zipf=$2 ;;
@@ -111,6 +136,10 @@ while [[ $# -gt 0 ]]; do
 	esac
 	shift
 done
+[[ $cluster =~ ^[0-8]$ ]] || { echo "web-bench: --cluster wants 1 to 8" >&2; exit 2; }
+if [[ $cluster != 0 ]]; then
+	all_configs=$cluster_configs full_configs=$cluster_full quick_configs=$cluster_quick
+fi
 if [[ $only == help ]]; then
 	cut -d'|' -f1,2 <<<"$all_configs" | tr '|' '\t'
 	exit 0
@@ -142,8 +171,15 @@ else
 	replay_secs=20 web_warm=5 web_secs=75 apache_secs=30 support_secs=45
 	fio_warm=5 fio_secs=20 verify_files=1500 support_verify=100
 fi
+# --cluster: HAProxy's load (warm-up, measured), the phase that takes a
+# server out at a third of it and back in at two thirds, and the URIs
+# whose server is asked before, while and after
+cl_warm=$((web_warm * 3)) cl_secs=$web_secs leave_secs=$((web_secs / 2)) route_uris=300
+[[ $cluster == 0 ]] || replay_secs=$((replay_secs / 2))
 
-for c in qemu-system-x86_64 mkfs.ext4 lzop nginx apache2 dmsetup gcc make; do
+tools=(qemu-system-x86_64 mkfs.ext4 lzop nginx apache2 dmsetup gcc make)
+[[ $cluster == 0 ]] || tools+=(haproxy python3)
+for c in "${tools[@]}"; do
 	command -v "$c" > /dev/null || PATH=$PATH:/usr/sbin:/sbin command -v "$c" > /dev/null ||
 		{ echo "web-bench: no $c: run tools/setup.sh --for bench" >&2; exit 1; }
 done
@@ -159,10 +195,13 @@ run_id=$(date +%Y%m%d-%H%M%S)
 out=${out:-$cache/bench/runs/$run_id}
 mkdir -p "$out/logs" "$cache/bench"
 work=$(mktemp -d "$cache/bench/work.XXXXXX")
-helper=''
+# throttle.py and HAProxy (helpers), the cluster's guests' sessions
+helpers=() cl_sids=()
 # shellcheck disable=SC2317 # called by the trap
 cleanup() {
-	[[ -z $helper ]] || kill "$helper" 2> /dev/null || true
+	local p
+	for p in "${helpers[@]}"; do kill "$p" 2> /dev/null || true; done
+	for p in "${cl_sids[@]}"; do pkill -s "$p" 2> /dev/null || true; done
 	rm -rf "$work"
 }
 # host_cpu BEFORE AFTER: CPU seconds this shell's waited-for descendants
@@ -366,12 +405,14 @@ chmod +x "$work/shim/qemu-system-x86_64"
 	echo "nginx=\"$("$nginx" -v 2>&1 | sed 's/^nginx version: //')\""
 	echo "apache=\"$("$apache" -v | sed -n 's/^Server version: //p')\""
 	printf 'configs="%s"\n' "${only//,/ }"
+	echo "cluster=$cluster cl_warm=$cl_warm cl_secs=$cl_secs leave_secs=$leave_secs route_uris=$route_uris"
+	[[ $cluster == 0 ]] || echo "haproxy=\"$(haproxy -v | head -n 1)\""
 } > "$out/run.env"
 runs=()
 for c in "${configs[@]}"; do
-	IFS='|' read -r name label mult module pool offload compressor dmz options <<<"$c"
+	IFS='|' read -r name label mult module pool offload compressor dmz options balance <<<"$c"
 	key=${name//-/_}
-	echo "label_$key=\"$label\" mult_$key=$mult" >> "$out/run.env"
+	echo "label_$key=\"$label\" mult_$key=$mult balance_$key=$balance" >> "$out/run.env"
 	cat > "$t/conf/$name" <<-EOF
 		label="$label"
 		module=$module pool=$pool offload=$offload compressor=$compressor dmz=$dmz
@@ -391,30 +432,176 @@ for ((rep = 1; rep <= reps; rep++)); do
 	done
 done
 echo "runs=\"${runs[*]}\"" >> "$out/run.env"
+# throttle_start RUN QMP LOG: throttle.py for the guest whose QMP socket
+# is QMP and console LOG, sampling the host's load into $work/load
+throttle_start() {
+	"$py" "$here/throttle.py" --load "$work/load" "$2" "$3" "$bps" "$iops" \
+		> "$out/logs/$1.throttle" 2>&1 &
+	helpers+=("$!")
+}
+# throttle_stop: stop every throttle.py and the cluster's HAProxy
+throttle_stop() {
+	local h
+	for h in "${helpers[@]}"; do
+		kill "$h" 2> /dev/null || true
+		wait "$h" 2> /dev/null || true
+	done
+	helpers=()
+}
+# guest LOG QMP MIB CPUS ARGS [BOOT-OPTION...]: boot.sh's guest running
+# web-bench.guest, the data disk throttled, ARGS on its command line (a
+# failure: its status); boot.sh is started by "${launch[@]}" (none, or
+# "exec setsid": a session of its own, stopped with pkill -s)
+launch=()
+guest() {
+	"${launch[@]}" env PATH="$work/shim:$PATH" WB_QMP="$2" CCDEV_TCG_THREAD=multi \
+		"$top/tools/vm/boot.sh" -k "$release" -m "$3" -c "$4" -t 3000 \
+		-d "ext4:${data_mib}M:img=$work/data.img:bps=$bps:iops=$iops" \
+		-d "ext4:${tools_mib}M:src=$t" -d raw:1M -a "$5" "${@:6}" \
+		-o "$1" "$here/web-bench.guest"
+}
+
+# cl_load RUN PHASE SECS [OPTION...]: webload through HAProxy (port
+# $cl_port) for SECS, every body checked, each phase drawing requests of
+# its own (as zipf_load in the guest); its output in logs/RUN.PHASE.out
+cl_load() {
+	"$here/webload" -H "127.0.0.1:$cl_port" -c "$conns" -k "$session" -z "$zipf" \
+		-p "0x$(echo "$1.$2" | md5sum | cut -c1-8)" -d "$3" -C "${@:4}" \
+		"$docset/manifest" > "$out/logs/$1.$2.out" 2>&1
+}
+# cl_mark RUN PHASE: each server's last counters (web-bench.guest's
+# BENCH-CTR lines) and the responses HAProxy saw from each
+cl_mark() {
+	local i
+	for ((i = 1; i <= cluster; i++)); do
+		echo "CLUSTER-MARK phase=$2 server=web$i" \
+			"$(grep '^BENCH-CTR ' "$out/logs/$1.web$i.log" | tail -n 1 | cut -d' ' -f2-)"
+	done
+	echo "CLUSTER-HAPROXY phase=$2 $("$py" "$here/cluster.py" counts "$cl_sock")"
+}
+# cl_result RUN PHASE: webload's line of the phase, as a CLUSTER line
+cl_result() {
+	echo "CLUSTER phase=$2 $(sed -n 's/^WEBLOAD //p' "$out/logs/$1.$2.out")"
+}
+# cl_state SERVER STATE UP: set SERVER's state, wait for UP servers up
+cl_state() {
+	"$py" "$here/cluster.py" state "$cl_sock" "$1" "$2" &&
+		"$py" "$here/cluster.py" up "$cl_sock" "$3" 30
+}
+# cl_leave RUN: the last server leaves the backend a third into a load
+# and comes back at two thirds (responses per server every second); then
+# the server of each of a sample of URIs, with no load, before, while and
+# after it is out; a failure: 1
+cl_leave() {
+	local s=0 pid series last=web$cluster third=$((leave_secs / 3)) st
+	cl_load "$1" leave "$leave_secs" &
+	pid=$!
+	"$py" "$here/cluster.py" series "$cl_sock" "$leave_secs" "$res" &
+	series=$!
+	sleep "$third"
+	"$py" "$here/cluster.py" state "$cl_sock" "$last" maint || s=1
+	echo "CLUSTER-EVENT t=$third $last=maint"
+	sleep "$third"
+	"$py" "$here/cluster.py" state "$cl_sock" "$last" ready || s=1
+	echo "CLUSTER-EVENT t=$((2 * third)) $last=ready"
+	wait "$pid" || s=1
+	wait "$series" || s=1
+	cl_result "$1" leave
+	for st in up maint ready; do
+		case $st in
+		up) "$py" "$here/cluster.py" up "$cl_sock" "$cluster" 60 || s=1 ;;
+		maint) cl_state "$last" maint $((cluster - 1)) || s=1 ;;
+		ready) cl_state "$last" ready "$cluster" || s=1 ;;
+		esac
+		"$py" "$here/cluster.py" route "http://127.0.0.1:$cl_port" \
+			"$t/bench/vmanifest" "$route_uris" | sed "s/^/CLUSTER-ROUTE state=$st /"
+	done
+	return $s
+}
+
+# cluster RUN NAME BALANCE: one run of --cluster (see the top); its
+# results in logs/RUN.cluster, the guests' consoles in logs/RUN.webI.log
+cluster() {
+	local run=$1 name=$2 balance=$3 ports i s=0 servers=()
+	local cfg=$work/haproxy.cfg
+	res=$out/logs/$run.cluster cl_sock=$work/haproxy.sock
+	read -r cl_port ports < <(cluster_ports $((cluster + 1)))
+	read -ra ports <<<"$ports"
+	for ((i = 1; i <= cluster; i++)); do
+		servers+=("web$i=${ports[i - 1]}")
+		rm -f "$work/qmp$i.sock"
+		throttle_start "$run.web$i" "$work/qmp$i.sock" "$out/logs/$run.web$i.log"
+		(
+			launch=(exec setsid)
+			guest "$out/logs/$run.web$i.log" "$work/qmp$i.sock" "$mem" 1 \
+				"wb_config=$name wb_mode=serve" -n "${ports[i - 1]}"
+		) > "$out/logs/$run.web$i.boot" 2>&1 &
+		cl_sids+=("$!")
+	done
+	# the admin guide's recipe (lib/cluster.sh: the addresses changed),
+	# the balance asked for, and an admin socket for cluster.py
+	{
+		printf 'global\n\tstats socket %s level admin\n\n' "$cl_sock"
+		cluster_config -k "$top/Documentation/admin-guide/ccache.rst" "$cl_port" "${servers[@]}" |
+			if [[ $balance == uri ]]; then cat; else
+				sed -e "s/^\tbalance uri\$/\tbalance $balance/" -e '/^\thash-/d'
+			fi
+	} > "$cfg"
+	cp "$cfg" "$out/logs/$run.haproxy.cfg"
+	rm -f "$cl_sock"
+	haproxy -db -f "$cfg" > "$out/logs/$run.haproxy.log" 2>&1 &
+	helpers+=("$!")
+	# every guest primed (BENCH-READY), then up behind HAProxy
+	for ((i = 1; i <= cluster && s == 0; i++)); do
+		until grep -q '^BENCH-READY' "$out/logs/$run.web$i.log" 2> /dev/null; do
+			kill -0 "${cl_sids[i - 1]}" 2> /dev/null || { s=1; break; }
+			sleep 2
+		done
+	done
+	((s == 0)) && { "$py" "$here/cluster.py" up "$cl_sock" "$cluster" 120 || s=1; }
+	if ((s == 0)); then
+		say "$run: $cluster servers up"
+		{
+			cl_load "$run" warm "$cl_warm" || s=1
+			cl_mark "$run" start
+			cl_load "$run" measured "$cl_secs" -i 5 || s=1
+			cl_mark "$run" end
+			cl_result "$run" measured
+			"$here/webload" -H "127.0.0.1:$cl_port" -c 16 -V "$t/bench/vmanifest" \
+				> "$out/logs/$run.verify.out" 2>&1 || s=1
+			cl_result "$run" verify
+			[[ $balance != uri ]] || cl_leave "$run" || s=1
+		} >> "$res"
+	fi
+	for i in "${cl_sids[@]}"; do pkill -s "$i" 2> /dev/null || true; done
+	wait "${cl_sids[@]}" 2> /dev/null || true
+	cl_sids=()
+	return $s
+}
+
 failed=0
+# shellcheck source=selftests/lib/cluster.sh
+[[ $cluster == 0 ]] || . "$top/selftests/lib/cluster.sh"
 for run in "${runs[@]}"; do
 	name=${run%.*}
-	IFS='|' read -r _ label mult _ <<<"$(grep "^$name|" <<<"$all_configs")"
+	IFS='|' read -r _ label mult _ _ _ _ _ _ balance <<<"$(grep "^$name|" <<<"$all_configs")"
 	log=$out/logs/$run.log
 	rm -f "$log" "$work/qmp.sock"
-	say "$run ($label): $((mem * mult)) MiB RAM"
+	say "$run ($label): $((mem * mult)) MiB RAM${balance:+ in each of $cluster guests}"
 	t0=$SECONDS
 	# other work on the host slows the guest against its throttled disk:
 	# throttle.py samples the load, "times" counts the CPU the guest took
 	: > "$work/load"
-	"$py" "$here/throttle.py" --load "$work/load" "$work/qmp.sock" "$log" "$bps" "$iops" \
-		> "$out/logs/$run.throttle" 2>&1 &
-	helper=$!
 	times > "$work/times0"
 	status=0
-	PATH="$work/shim:$PATH" WB_QMP=$work/qmp.sock CCDEV_TCG_THREAD=multi \
-		"$top/tools/vm/boot.sh" -k "$release" -m $((mem * mult)) -c 2 -t 3000 \
-		-d "ext4:${data_mib}M:img=$work/data.img:bps=$bps:iops=$iops" \
-		-d "ext4:${tools_mib}M:src=$t" -d raw:1M -a "wb_config=$name" \
-		-o "$log" "$here/web-bench.guest" > "$out/logs/$run.boot" 2>&1 || status=$?
-	kill "$helper" 2> /dev/null || true
-	wait "$helper" || true
-	helper=''
+	if [[ $cluster == 0 ]]; then
+		throttle_start "$run" "$work/qmp.sock" "$log"
+		guest "$log" "$work/qmp.sock" $((mem * mult)) 2 "wb_config=$name" \
+			> "$out/logs/$run.boot" 2>&1 || status=$?
+	else
+		cluster "$run" "$name" "$balance" || status=$?
+	fi
+	throttle_stop
 	times > "$work/times1"
 	key=${run//[-.]/_}
 	echo "time_$key=$((SECONDS - t0)) status_$key=$status" \
@@ -424,13 +611,15 @@ for run in "${runs[@]}"; do
 	if [[ $status != 0 ]]; then
 		failed=1
 		say "$run FAILED (status $status):"
-		tail -n 20 "$out/logs/$run.boot" >&2
+		tail -n 20 "$out/logs/$run".*boot >&2
 	fi
 	say "$run: $((SECONDS - t0)) s"
 done
 echo "total_secs=$((SECONDS - start))" >> "$out/run.env"
 
 # ---- the report ----
-"$py" "$here/report.py" "$out" || failed=1
+report=report.py
+[[ $cluster == 0 ]] || report="cluster-report.py"
+"$py" "$here/$report" "$out" || failed=1
 say "report: $out/report.md ($(((SECONDS - start) / 60)) min $(((SECONDS - start) % 60)) s)"
 exit $failed
