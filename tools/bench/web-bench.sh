@@ -101,7 +101,9 @@ cluster_configs="\
 rr-none|round-robin, plain kernel|1|0||-|-|0||roundrobin
 rr-cc|round-robin, ccache|1|1||cpu|lzo|0||roundrobin
 uri-none|URI hashing, plain kernel|1|0||-|-|0||uri
-uri-cc|URI hashing, ccache|1|1||cpu|lzo|0||uri"
+uri-cc|URI hashing, ccache|1|1||cpu|lzo|0||uri
+urinb-none|URI hashing without bound, plain kernel|1|0||-|-|0||uri-nobound
+urinb-cc|URI hashing without bound, ccache|1|1||cpu|lzo|0||uri-nobound"
 cluster_full=rr-none,rr-cc,uri-none,uri-cc
 cluster_quick=rr-none,uri-cc
 # the support profile's popularity: the thesis's SPECweb2005 Support alpha
@@ -173,9 +175,13 @@ else
 fi
 # --cluster: HAProxy's load (warm-up, measured), the phase that takes a
 # server out at a third of it and back in at two thirds, and the URIs
-# whose server is asked before, while and after
-cl_warm=$((web_warm * 3)) cl_secs=$web_secs leave_secs=$((web_secs / 2)) route_uris=300
-[[ $cluster == 0 ]] || replay_secs=$((replay_secs / 2))
+# whose server is asked before, while and after.  No replay in the
+# guests' prefill: a guest's own Zipf load would put the hottest files of
+# every server's share on its active list, where with URI hashing half of
+# them would stay unread for minutes; the warm-up through HAProxy does
+# its work instead.
+cl_warm=$((web_warm * 12)) cl_secs=$web_secs leave_secs=$((web_secs / 2)) route_uris=300
+[[ $cluster == 0 ]] || replay_secs=0
 
 tools=(qemu-system-x86_64 mkfs.ext4 lzop nginx apache2 dmsetup gcc make)
 [[ $cluster == 0 ]] || tools+=(haproxy python3)
@@ -543,9 +549,11 @@ cluster() {
 	{
 		printf 'global\n\tstats socket %s level admin\n\n' "$cl_sock"
 		cluster_config -k "$top/Documentation/admin-guide/ccache.rst" "$cl_port" "${servers[@]}" |
-			if [[ $balance == uri ]]; then cat; else
-				sed -e "s/^\tbalance uri\$/\tbalance $balance/" -e '/^\thash-/d'
-			fi
+			case $balance in
+			uri) cat ;;
+			uri-nobound) sed '/^\thash-balance-factor /d' ;;
+			*) sed -e "s/^\tbalance uri\$/\tbalance $balance/" -e '/^\thash-/d' ;;
+			esac
 	} > "$cfg"
 	cp "$cfg" "$out/logs/$run.haproxy.cfg"
 	rm -f "$cl_sock"
@@ -570,7 +578,7 @@ cluster() {
 			"$here/webload" -H "127.0.0.1:$cl_port" -c 16 -V "$t/bench/vmanifest" \
 				> "$out/logs/$run.verify.out" 2>&1 || s=1
 			cl_result "$run" verify
-			[[ $balance != uri ]] || cl_leave "$run" || s=1
+			[[ $balance != uri* ]] || cl_leave "$run" || s=1
 		} >> "$res"
 	fi
 	for i in "${cl_sids[@]}"; do pkill -s "$i" 2> /dev/null || true; done
