@@ -2,14 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0
 """The report of a cluster benchmark run (web-bench.sh --cluster N).
 
-usage: cluster-report.py OUT_DIR
+usage: cluster-report.py [--prefix PREFIX] OUT_DIR
 
 Reads OUT_DIR/run.env and each run's logs/RUN.cluster (the lines
 web-bench.sh writes, see there) and writes OUT_DIR/report.md,
-OUT_DIR/results.csv and the plots OUT_DIR/throughput.png and
-OUT_DIR/leave.png.  Throughput verdicts follow report.py's rule (faster
-or slower only when no repetition overlaps the reference's); the
-reference is the first configuration.
+OUT_DIR/results.csv and the plots OUT_DIR/PREFIXthroughput.png and
+OUT_DIR/PREFIXleave.png (publish.sh names them after the run).
+Throughput verdicts follow report.py's rule (faster or slower only when
+no repetition overlaps the reference's); the reference is the first
+configuration.
 """
 import csv
 import os
@@ -140,7 +141,7 @@ def label(env, c):
     return env.get(f"label_{c.replace('-', '_')}", c)
 
 
-def plots(outdir, env, configs, runs):
+def plots(outdir, prefix, env, configs, runs):
     try:
         import matplotlib
         matplotlib.use('Agg')
@@ -159,9 +160,9 @@ def plots(outdir, env, configs, runs):
     ax.set_xticklabels([label(env, c) for c in configs], fontsize=8)
     ax.set_ylabel('aggregate requests/s (median, min-max)')
     fig.tight_layout()
-    fig.savefig(os.path.join(outdir, 'throughput.png'), dpi=100)
+    fig.savefig(os.path.join(outdir, prefix + 'throughput.png'), dpi=100)
     plt.close(fig)
-    made.append('throughput.png')
+    made.append(prefix + 'throughput.png')
     leave = [r for c in configs for r in runs[c] if r.r['ts']]
     if leave:
         r = leave[-1]
@@ -178,13 +179,13 @@ def plots(outdir, env, configs, runs):
         ax.set_ylabel('responses/s per server')
         ax.legend(fontsize=8)
         fig.tight_layout()
-        fig.savefig(os.path.join(outdir, 'leave.png'), dpi=100)
+        fig.savefig(os.path.join(outdir, prefix + 'leave.png'), dpi=100)
         plt.close(fig)
-        made.append('leave.png')
+        made.append(prefix + 'leave.png')
     return made
 
 
-def main(outdir):
+def main(outdir, prefix=''):
     env, configs, runs = load(outdir)
     if not configs:
         sys.exit('cluster-report: no configurations in run.env')
@@ -248,9 +249,9 @@ def main(outdir):
                       f'its slowest repetition {min(vals) / max(ref_vals):.2f}x the '
                       "reference's fastest.")
     md.append('')
-    made = plots(outdir, env, configs, runs)
-    if 'throughput.png' in made:
-        md.append('![Aggregate requests/s](throughput.png)\n')
+    made = plots(outdir, prefix, env, configs, runs)
+    if prefix + 'throughput.png' in made:
+        md.append(f'![Aggregate requests/s]({prefix}throughput.png)\n')
     md.append('## Each server\n')
     rows = []
     for c in configs:
@@ -288,8 +289,8 @@ def main(outdir):
         md.append(wb.table(['run', 'URIs asked', f'on web{n}', f'moved while web{n} out',
                             'of them from another server', 'back on their server after',
                             'failed requests', 'load errors', 'load mismatches'], leave_rows))
-        if 'leave.png' in made:
-            md.append('![Responses per server while one leaves](leave.png)\n')
+        if prefix + 'leave.png' in made:
+            md.append(f'![Responses per server while one leaves]({prefix}leave.png)\n')
     with open(os.path.join(outdir, 'report.md'), 'w') as f:
         f.write('\n'.join(md) + '\n')
     with open(os.path.join(outdir, 'results.csv'), 'w', newline='') as f:
@@ -315,7 +316,10 @@ def main(outdir):
 
 
 if __name__ == '__main__':
-    if len(sys.argv) != 2:
+    args = sys.argv[1:]
+    pre = ''
+    if args[:1] == ['--prefix'] and len(args) == 3:
+        pre, args = args[1], args[2:]
+    if len(args) != 1:
         sys.exit(__doc__)
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    sys.exit(main(sys.argv[1]))
+    sys.exit(main(args[0], pre))
