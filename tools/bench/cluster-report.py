@@ -287,7 +287,9 @@ def main(outdir, prefix=''):
                   f"no load, each of {env.get('route_uris', '?')} URIs is requested with all "
                   f'servers up, with web{n} out and with it back, and the server that answered '
                   'is noted.  Only the URIs that were on the leaving server should move, and all '
-                  'should come back.\n')
+                  'should come back, but for the bound on loads: with `hash-balance-factor` a '
+                  "request goes to the next server on the ring when its own still counts the "
+                  "previous request's connection.\n")
         md.append(wb.table(['run', 'URIs asked', f'on web{n}', f'moved while web{n} out',
                             'of them from another server', 'back on their server after',
                             'failed requests', 'load errors', 'load mismatches'], leave_rows))
