@@ -16,7 +16,8 @@ import csv
 import os
 import sys
 
-import report as wb     # web-bench's report: parsing, spreads, verdicts
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import report as wb     # noqa: E402 (web-bench's report: parsing, verdicts)
 
 
 def read_cluster(path):
