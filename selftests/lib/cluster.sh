@@ -7,12 +7,14 @@
 
 # cluster_prepare NAME: skip the test without haproxy (tools/setup.sh
 # --for check installs it) or python3; else set guide (the admin guide's
-# path) and tmp (a new directory named after NAME)
+# path), cluster_py (the benchmark's host helper, whose route command
+# cluster_route runs) and tmp (a new directory named after NAME)
 cluster_prepare() {
 	command -v haproxy > /dev/null || tap_skip_all "no haproxy on this host"
 	command -v python3 > /dev/null || tap_skip_all "no python3 on this host"
 	# shellcheck disable=SC2034 # the tests' variables
 	guide=../Documentation/admin-guide/ccache.rst
+	cluster_py=../tools/bench/cluster.py
 	# shellcheck disable=SC2034
 	tmp=$(mktemp -d "${TMPDIR:-/tmp}/$1.XXXXXX") || exit 1
 }
@@ -58,20 +60,11 @@ cluster_config() {
 # cluster_route URL N [DIR]: one request for each of URL0 .. URL(N-1),
 # printing "I SERVER" each: the X-Server header's server, "none" when the
 # request failed, "bad" when DIR is given and the body differs from file
-# DIR/I
+# DIR/I (tools/bench/cluster.py route)
 cluster_route() {
-	python3 -c 'import sys, urllib.request
-url, n, ref = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
-for i in range(n):
-    try:
-        r = urllib.request.urlopen(url + str(i), timeout=10)
-        body, server = r.read(), r.headers.get("X-Server", "none")
-    except Exception:
-        print(i, "none")
-        continue
-    if ref and open(ref[0] + "/" + str(i), "rb").read() != body:
-        server = "bad"
-    print(i, server)' "$@"
+	local url=$1 n=$2
+	shift 2
+	python3 "$cluster_py" route "$url" <(seq 0 $((n - 1))) "$n" "$@"
 }
 
 # cluster_moved A B: the URIs whose server in cluster_route output A

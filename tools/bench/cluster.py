@@ -6,7 +6,7 @@ usage: cluster.py up SOCK N SECS        wait until N servers are UP, idle
        cluster.py counts SOCK           responses per server so far
        cluster.py state SOCK SERVER STATE   set a server's state
        cluster.py series SOCK SECS OUT  responses per server, every second
-       cluster.py route URL MANIFEST N  the server of N of MANIFEST's paths
+       cluster.py route URL MANIFEST N [DIR]   the server of N paths
 
 SOCK is HAProxy's admin socket ("stats socket ... level admin"), its
 backend the admin guide's "static".  up also waits until no server has a
@@ -15,11 +15,13 @@ load sends the next requests for its URIs to another.  counts prints "SERVER=N" 
 responses each server sent (hrsp_1xx to hrsp_other of "show stat").
 state takes ready, drain or maint.  series appends "CLUSTER-TS t=SECS
 SERVER=N..." lines to OUT for SECS seconds.  route requests every k-th
-path of MANIFEST (about N of them) through URL, one at a time, and prints
-"PATH SERVER": the X-Server header HAProxy adds (lib/cluster.sh),
-"none" when the request failed.
+path of MANIFEST (about N of them; a path is a line's first word) under
+URL, one at a time, and prints "PATH SERVER": the X-Server header HAProxy
+adds (selftests/lib/cluster.sh), "none" when the request failed, "bad"
+when DIR is given and the body differs from the file at PATH under DIR.
 """
 import csv
+import http.client
 import io
 import socket
 import sys
@@ -62,6 +64,27 @@ def words(d):
     return ' '.join(f'{k}={v}' for k, v in sorted(d.items()))
 
 
+def route(url, manifest, n, ref):
+    """Print the server of about n of manifest's paths (see the top)."""
+    with open(manifest) as f:
+        paths = [line.split()[0] for line in f if line.strip()]
+    for path in paths[::max(1, len(paths) // n)]:
+        name = path.lstrip('/')
+        try:
+            r = urllib.request.urlopen(url.rstrip('/') + '/' + name,
+                                       timeout=30)
+            body, server = r.read(), r.headers.get('X-Server', 'none')
+        except (OSError, http.client.HTTPException):
+            print(path, 'none')
+            continue
+        if ref:
+            with open(ref[0] + '/' + name, 'rb') as f:
+                if f.read() != body:
+                    server = 'bad'
+        print(path, server)
+    return 0
+
+
 def main(argv):
     if len(argv) < 3:
         sys.exit(__doc__)
@@ -95,17 +118,7 @@ def main(argv):
                       words(counts(sock)), file=f, flush=True)
         return 0
     if cmd == 'route':
-        url, n = argv[2].rstrip('/'), int(argv[4])
-        with open(argv[3]) as f:
-            paths = [line.split()[0] for line in f if line.strip()]
-        for path in paths[::max(1, len(paths) // n)]:
-            try:
-                r = urllib.request.urlopen(url + path, timeout=30)
-                r.read()
-                print(path, r.headers.get('X-Server', 'none'))
-            except OSError:
-                print(path, 'none')
-        return 0
+        return route(argv[2], argv[3], int(argv[4]), argv[5:])
     sys.exit(__doc__)
 
 
