@@ -12,15 +12,16 @@
 #                   kmemleak...), built first unless cached (FULL=1:
 #                   make check-full on it)
 #   make matrix     make check-full on 6.1, 6.12, 7.x and the debug kernel
-#   make demo       show ccache at work in a guest
+#   make demo       show ccache at work in a guest (KERNEL= as for check)
 #   make bench-offload  capture cost and streaming rate per offload backend
 #   make bench-web  web (nginx, Apache) and fio benchmark, ccache against the
 #                   plain kernel, report in ~/.cache/ccache-dev/bench/runs
 #                   (QUICK=1: three configurations once, under 12 minutes;
-#                   REPS=N: N repetitions of each, default 3)
+#                   REPS=N: N repetitions of each, default 3; KERNEL= as
+#                   for check)
 #   make bench-cluster  N guests (SERVERS=N, default 2) behind HAProxy on the
 #                   host, round-robin against URI hashing, with and without
-#                   ccache (QUICK=1, REPS=N as above)
+#                   ccache (QUICK=1, REPS=N, KERNEL= as above)
 #   make walkthrough  packaging/README.rst's walk-through in a guest
 #                   (selftests/walkthrough.sh: the DKMS package, perf)
 #   make shell      a shell in a guest with ccache loaded
@@ -101,11 +102,15 @@ test-progs:
 	@$(MAKE) --no-print-directory -C selftests/progs
 
 # KERNEL: a series (6.1, 6.12, 7) or 6.1-debug, tools/debug-kernel.sh's
-# kernel (built first when not cached, up to an hour)
+# kernel (built first when not cached, up to an hour); the guests' kernel
+# of check, demo and the benchmarks.  Setup installs the other series'
+# kernels when asked for one.
 KERNEL ?= 6.1
+SETUP_KERNELS = $(if $(filter 6.1 6.1-debug,$(KERNEL)),,--all)
+GUEST_KVER = CCDEV_KVER=$$($(KERNELS) resolve $(KERNEL))
 
 check check-full:
-	@$(SETUP) $(if $(filter 6.1 6.1-debug,$(KERNEL)),,--all) --for check \
+	@$(SETUP) $(SETUP_KERNELS) --for check \
 		$(if $(filter 6.1-debug,$(KERNEL)),--for debug)
 	@$(if $(filter 6.1-debug,$(KERNEL)),$(DEBUG_KERNEL) >/dev/null)
 	@$(MAKE) --no-print-directory KVER=$(KERNEL) CCDEV_FAULT_INJECT=y \
@@ -121,9 +126,9 @@ matrix:
 	done
 
 demo:
-	@$(SETUP) --for guest
-	@$(MAKE) --no-print-directory KVER=6.1 modules
-	@tools/demo.sh
+	@$(SETUP) $(SETUP_KERNELS) --for guest
+	@$(MAKE) --no-print-directory KVER=$(KERNEL) modules
+	@$(GUEST_KVER) tools/demo.sh
 
 bench-offload:
 	@$(SETUP) --for guest
@@ -131,14 +136,14 @@ bench-offload:
 	@tools/offload-bench.sh
 
 bench-web:
-	@$(SETUP) --for bench
-	@$(MAKE) --no-print-directory KVER=6.1 modules
-	@tools/bench/web-bench.sh $(if $(filter-out 0,$(QUICK)),--quick) $(if $(REPS),-r $(REPS))
+	@$(SETUP) $(SETUP_KERNELS) --for bench
+	@$(MAKE) --no-print-directory KVER=$(KERNEL) modules
+	@$(GUEST_KVER) tools/bench/web-bench.sh $(if $(filter-out 0,$(QUICK)),--quick) $(if $(REPS),-r $(REPS))
 
 bench-cluster:
-	@$(SETUP) --for bench
-	@$(MAKE) --no-print-directory KVER=6.1 modules
-	@tools/bench/web-bench.sh --cluster $(or $(SERVERS),2) \
+	@$(SETUP) $(SETUP_KERNELS) --for bench
+	@$(MAKE) --no-print-directory KVER=$(KERNEL) modules
+	@$(GUEST_KVER) tools/bench/web-bench.sh --cluster $(or $(SERVERS),2) \
 		$(if $(filter-out 0,$(QUICK)),--quick) $(if $(REPS),-r $(REPS))
 
 walkthrough:

@@ -61,7 +61,8 @@
 #                  (webload -V as the docset's first read; slower)
 #   --cluster N    N web servers behind HAProxy (above), 1 to 8; its own
 #                  configurations (-s help lists them)
-# Needs ccache.ko built for 6.1 (make KVER=6.1), and nginx, apache2, lzop,
+# Needs ccache.ko built for the guests' kernel (CCDEV_KVER, by default the
+# newest 6.1: make KVER=6.1), and nginx, apache2, lzop,
 # dmsetup, python3-matplotlib (and haproxy for --cluster) on the host
 # (tools/setup.sh --for bench); make bench-web and make bench-cluster do
 # both.
