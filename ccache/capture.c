@@ -257,6 +257,7 @@ static bool ccache_capture_page(struct ccache_inode *ci, struct folio *folio,
 	 * A page of the working set gets a second one.
 	 */
 	e->referenced = 1 + folio_test_workingset(folio);
+	e->order = folio_order(folio);
 	if (!ccache_entry_insert(ci, e, folio->index + i))
 		return false;
 	kref_get(&e->ref);		/* the job's */
@@ -277,7 +278,7 @@ static void ccache_capture_probe(void *data, struct folio *folio)
 {
 	struct kspu_job **jobs = this_cpu_ptr(&ccache_capture_batch)->jobs;
 	struct address_space *mapping = folio->mapping;
-	unsigned int taken, captured = 0, nr = folio_nr_pages(folio);
+	unsigned int taken, captured = 0, dropped = 0, nr = folio_nr_pages(folio);
 	enum ccache_reject why = CCACHE_REJECT_POLICY;
 	struct ccache_inode *ci;
 	bool reject;
@@ -326,23 +327,31 @@ static void ccache_capture_probe(void *data, struct folio *folio)
 		}
 		if (memcg > 0)
 			ccache_memcg_put(memcg);
-		/* older copies of the pages not captured must go too */
-		if (captured < nr)
-			ccache_erase_range(ci, folio->index + captured,
+		/*
+		 * A folio is kept whole or not at all: it is read back whole
+		 * (ccache_erase_folio()).  Older copies of the pages not
+		 * captured must go too.
+		 */
+		if (captured < nr) {
+			ccache_erase_range(ci, folio->index,
 					   folio->index + nr - 1);
+			dropped = captured;
+			captured = 0;
+		}
 		ccache_inode_tidy(ci);
 	}
 	spin_unlock_irqrestore(&ccache_lock, flags);
 
-	if (reject)		/* the pages not captured */
-		ccache_reject(&key, folio->index + captured, nr - captured, why);
-	if (!captured)
-		return;
-	taken = kspu_submit(jobs, captured);
-	while (taken < captured) {
+	if (reject)		/* the pages not captured, or erased */
+		ccache_reject(&key, folio->index, nr, why);
+	/* the jobs of erased pages end at once, their entries gone */
+	taken = captured ? kspu_submit(jobs, captured) : 0;
+	while (taken < captured + dropped) {
 		jobs[taken]->err = -CCACHE_ERR_REFUSED;
 		ccache_capture_done(jobs[taken++]);
 	}
+	if (!captured)
+		return;
 	ccache_stat_add(capture_cycles, get_cycles() - start);
 }
 
@@ -361,8 +370,17 @@ static void ccache_capture_done(struct kspu_job *job)
 		queue_work(ccache_wq, &ccache_publish_worker);
 }
 
+static void ccache_discarded(struct ccache_entry *e, unsigned long why)
+{
+	if (why < CCACHE_REJECT_NR)
+		ccache_reject(&e->ci->key, e->index, 1, why);
+	if (why == CCACHE_REJECT_POOL_LIMIT)
+		ccache_pool_refused(ccache_page_tag(&e->ci->key, e->index));
+}
+
 /*
- * Drop a pending entry that will not be stored; @why it is not kept, or
+ * Drop a pending entry that will not be stored, and the other pages of
+ * its folio (ccache_erase_folio()); @why it is not kept, or
  * CCACHE_REJECT_NR when that is no rejection (the module is unloading).
  */
 static void ccache_discard(struct ccache_entry *e, enum ccache_reject why)
@@ -373,9 +391,7 @@ static void ccache_discard(struct ccache_entry *e, enum ccache_reject why)
 	spin_lock_irqsave(&ccache_lock, flags);
 	ci = e->ci;
 	if (ci) {
-		if (why < CCACHE_REJECT_NR)
-			ccache_reject(&ci->key, e->index, 1, why);
-		ccache_erase_entry(e);
+		ccache_erase_folio(e, ccache_discarded, why);
 		ccache_inode_tidy(ci);
 	}
 	spin_unlock_irqrestore(&ccache_lock, flags);
@@ -415,7 +431,8 @@ static void ccache_publish_stage(struct ccache_stage *stage)
 	if (ccache_fault(CCACHE_FAULT_CORRUPT))
 		ccache_fault_corrupt(stage->page, job->out_len);
 	/* a workingset page got two chances (ccache_capture_page()) */
-	if (!ccache_pool_admit(stage->tag, e->referenced > 1)) {
+	if (!ccache_pool_admit(stage->tag, e->referenced > 1,
+			       1U << e->order)) {
 		ccache_discard(e, CCACHE_REJECT_POOL_LIMIT);
 		return;
 	}

@@ -67,10 +67,18 @@ unsigned long ccache_pool_used(void)
 	       ccache_sizing_bytes();
 }
 
+/* An entry leaves for lack of room (for the shrinker if @shrinker). */
+static void ccache_evicted(struct ccache_entry *e, unsigned long shrinker)
+{
+	trace_ccache_evict(&e->ci->key, e->index, shrinker);
+	ccache_ghost_record(ccache_page_tag(&e->ci->key, e->index), false);
+}
+
 /*
  * Evict up to @nr entries from the LRU's old end, looking at no more than
  * @budget entries: one with a second chance left (->referenced) loses it
- * and goes back to the young end instead.  Frees their memory before
+ * and goes back to the young end instead; the other pages of an evicted
+ * entry's folio go with it.  Frees their memory before
  * returning; @shrinker says for whom (the tracepoint tells).  Return: how
  * many were evicted; *@looked: how many entries were looked at, 0 only
  * when the LRU is empty.
@@ -93,11 +101,8 @@ static unsigned long ccache_lru_evict(unsigned long nr, unsigned long budget,
 			continue;
 		}
 		ci = e->ci;
-		trace_ccache_evict(&ci->key, e->index, shrinker);
-		ccache_ghost_record(ccache_page_tag(&ci->key, e->index), false);
-		ccache_erase_entry(e);
+		evicted += ccache_erase_folio(e, ccache_evicted, shrinker);
 		ccache_inode_tidy(ci);
-		evicted++;
 	}
 	spin_unlock_irqrestore(&ccache_lock, flags);
 	ccache_graveyard_drain();
@@ -144,6 +149,17 @@ static unsigned long ccache_lru_evict(unsigned long nr, unsigned long budget,
  * entry's place (ccache_sizing_replacing(), sizing.c): the pool then
  * holds data the workload no longer reads.
  *
+ * Evictions take a large folio's pages together (ccache_erase_folio()),
+ * so one eviction may free many pages: what it frees beyond the page
+ * that asked for it is credit, which later pages use up before evicting
+ * again, and the turnover counts pages, not evictions.  A refusal takes
+ * the rest of its folio with it, and the table remembers those pages too
+ * (ccache_pool_refused()): when the folio comes back, every one of its
+ * pages may take an old entry's place.  Since a page's refusal decides
+ * for its whole folio, it weighs as much as the folio's pages would one
+ * by one: as many attempts to make room, and as many pages towards the
+ * turnover.
+ *
  * The state is only used by the compression worker, which runs one
  * instance at a time.
  */
@@ -160,7 +176,8 @@ static unsigned long ccache_lru_evict(unsigned long nr, unsigned long budget,
 #define CCACHE_REFUSED_SHARE 4
 #define CCACHE_REFUSED_MIN 4096UL
 static bool ccache_pool_full;
-static unsigned int ccache_pool_rejected;
+static unsigned long ccache_pool_rejected;	/* pages, toward a turnover */
+static unsigned long ccache_pool_credit;	/* pages evicted, not yet replaced */
 
 /* Return: whether @tag was refused before; forgets it.  Else records it. */
 static bool ccache_refused_again(u32 tag)
@@ -176,9 +193,71 @@ static bool ccache_refused_again(u32 tag)
 }
 
 /**
+ * ccache_pool_refused() - remember a page refused with the rest of its folio
+ * @tag: ccache_page_tag() of the page
+ *
+ * Context: the publish worker only.
+ */
+void ccache_pool_refused(u32 tag)
+{
+	ccache_refused[tag & ccache_refused_mask] = tag;
+}
+
+/*
+ * Make room for one page: use up the credit, or evict the LRU's oldest
+ * entry (and its folio), looking at no more than @budget entries.
+ * Return: whether there is room.
+ */
+static bool ccache_pool_make_room(unsigned long budget)
+{
+	unsigned long n;
+
+	if (ccache_pool_credit) {
+		ccache_pool_credit--;
+		return true;
+	}
+	n = ccache_lru_evict(1, budget, NULL, false);
+	ccache_stat_add(lru_evictions, n);
+	if (!n)
+		return false;
+	ccache_pool_credit = n - 1;
+	return true;
+}
+
+/*
+ * Evict what the pool holds above @goal bytes, @used now: the coldest
+ * entries, as many as the excess holds at the bytes an entry takes on
+ * average (one eviction may take a whole folio, and the freed objects'
+ * memory only goes back once compacted, so the pool's size cannot tell
+ * when to stop), CCACHE_LOCK_BATCH at a time with interrupts on and a
+ * chance to reschedule in between; then compact.  Entries with second
+ * chances left keep them: it looks at no more than twice the entries it
+ * evicts.
+ */
+static void ccache_pool_trim(unsigned long used, unsigned long goal)
+{
+	unsigned long stored = ccache_stat_read(stored_pages), nr, n, looked;
+
+	if (used <= goal || !stored)
+		return;
+	nr = DIV_ROUND_UP(used - goal, max(used / stored, 1UL));
+	while (nr) {
+		n = min(nr, CCACHE_LOCK_BATCH);
+		n = ccache_lru_evict(n, 2 * n, &looked, false);
+		ccache_stat_add(lru_evictions, n);
+		if (!looked)
+			break;
+		nr -= min(nr, max(n, 1UL));
+		cond_resched();
+	}
+	ccache_pool_compact();
+}
+
+/**
  * ccache_pool_admit() - may another page be stored in the pool now?
  * @tag: ccache_page_tag() of the page
  * @workingset: the kernel had marked the page workingset
+ * @nr: pages of the folio it was captured from (a refusal takes them all)
  *
  * Follows the admission policy above; a page read again may take an old
  * entry's place (evicted before this returns).
@@ -187,59 +266,57 @@ static bool ccache_refused_again(u32 tag)
  * Return: false when the pool has no room for the page (the caller counts
  * it as refused for the pool limit).
  */
-bool ccache_pool_admit(u32 tag, bool workingset)
+bool ccache_pool_admit(u32 tag, bool workingset, unsigned int nr)
 {
 	unsigned long limit = ccache_param_max_pool_bytes();
 	unsigned long goal = ccache_sizing_goal(limit);
 	unsigned long used = ccache_pool_used();
-	unsigned long n, looked;
+	unsigned int i;
 
-	/* an empty store is never full, whatever the threshold (0 included) */
+	/*
+	 * An empty store is never full, whatever the threshold (0 included).
+	 * Memory a folio's eviction freed beyond one page is credit, not
+	 * room: the pool is still full until it is used up.
+	 */
 	if (ccache_pool_full &&
-	    (used <= goal / 100 * ccache_param_accept_threshold_percent() ||
-	     !ccache_stat_read(stored_pages)))
+	    (!ccache_stat_read(stored_pages) ||
+	     (!ccache_pool_credit &&
+	      used <= goal / 100 * ccache_param_accept_threshold_percent()))) {
 		ccache_pool_full = false;
+		ccache_pool_credit = 0;
+	}
 	if (!ccache_pool_full && used < goal)
 		return true;
 	ccache_pool_full = true;
 	/*
-	 * A lowered limit: give back what is over it now, second chances
-	 * included (an entry has at most two of them, so this ends once the
-	 * LRU is empty at the latest), CCACHE_LOCK_BATCH at a time with
-	 * interrupts on and a chance to reschedule in between.
+	 * A lowered limit, or holes that evictions left and compaction has
+	 * not yet given back: give back what is over it now.  Credit is no
+	 * room then.
 	 */
-	while (used > limit) {
-		n = clamp((used - limit) >> PAGE_SHIFT, 16UL, CCACHE_LOCK_BATCH);
-		n = ccache_lru_evict(n, 2 * n, &looked, false);
-		ccache_stat_add(lru_evictions, n);
-		if (!looked)
-			break;
-		cond_resched();
-		used = ccache_pool_used();
+	if (used > limit) {
+		ccache_pool_credit = 0;
+		ccache_pool_trim(used, limit);
 	}
 	/* evaluated first: a refused page is remembered either way */
 	if (ccache_refused_again(tag) || workingset ||
 	    ccache_sizing_replacing()) {
-		n = ccache_lru_evict(1, CCACHE_REPLACE_LOOK, NULL, false);
-		ccache_stat_add(lru_evictions, n);
-		if (n)
-			return true;
+		for (i = 0; i < nr; i++)
+			if (ccache_pool_make_room(CCACHE_REPLACE_LOOK))
+				return true;
 	}
-	if (++ccache_pool_rejected % CCACHE_FULL_TURNOVER == 0) {
-		n = ccache_lru_evict(1, 2, NULL, false);
-		ccache_stat_add(lru_evictions, n);
-	}
+	for (ccache_pool_rejected += nr;
+	     ccache_pool_rejected >= CCACHE_FULL_TURNOVER;
+	     ccache_pool_rejected -= CCACHE_FULL_TURNOVER)
+		if (!ccache_pool_make_room(2))
+			break;
 	return false;
 }
 
 /*
  * The sizing worker: every CCACHE_SIZING_PERIOD it asks sizing.c for the
- * pool's target and evicts what the pool holds above it, the coldest
- * entries first, CCACHE_LOCK_BATCH at a time with interrupts on and a
- * chance to reschedule in between, then compacts the pool, so that the
- * page cache gets the memory back at once.  Entries with second chances
- * left keep them: a trim looks at no more than twice the entries it
- * evicts.
+ * pool's target and evicts what the pool holds above it
+ * (ccache_pool_trim()), so that the page cache gets the memory back at
+ * once.
  */
 /* compact once more than 1/CCACHE_FRAGMENTED_SHARE of the pool is holes */
 #define CCACHE_FRAGMENTED_SHARE 4
@@ -252,7 +329,7 @@ static void ccache_sizing_work(struct work_struct *work)
 	unsigned long limit = ccache_param_max_pool_bytes();
 	unsigned long used = ccache_pool_used();
 	unsigned long stored = ccache_stat_read(stored_pages);
-	unsigned long target, nr, n, looked;
+	unsigned long target;
 
 	target = ccache_sizing_update(limit, used, stored);
 	ccache_sizing_offload();
@@ -264,21 +341,7 @@ static void ccache_sizing_work(struct work_struct *work)
 	if (ccache_pool_bytes() / CCACHE_FRAGMENTED_SHARE >
 	    ccache_stat_read(compressed_bytes) / (CCACHE_FRAGMENTED_SHARE - 1))
 		ccache_pool_compact();
-	if (used > target && stored) {
-		/* entries, by the bytes an entry takes on average */
-		nr = DIV_ROUND_UP(used - target, max(used / stored, 1UL));
-		while (nr) {
-			n = min(nr, CCACHE_LOCK_BATCH);
-			n = ccache_lru_evict(n, 2 * n, &looked, false);
-			ccache_stat_add(lru_evictions, n);
-			if (!looked)
-				break;
-			nr -= min(nr, max(n, 1UL));
-			cond_resched();
-		}
-		/* the freed objects' pages go back only once compacted */
-		ccache_pool_compact();
-	}
+	ccache_pool_trim(used, target);
 	schedule_delayed_work(&ccache_sizing_worker, CCACHE_SIZING_PERIOD);
 }
 

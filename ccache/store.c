@@ -51,6 +51,7 @@ static unsigned int ccache_dropping;
 static struct ccache_inode *ccache_inode_last;
 
 static struct kmem_cache *ccache_entry_cache;
+static_assert(sizeof(struct ccache_entry) <= 64);
 static struct kmem_cache *ccache_inode_cache;
 
 /*
@@ -523,6 +524,48 @@ void ccache_erase_entry(struct ccache_entry *e)
 	lockdep_assert_held(&ccache_lock);
 	xa_erase(&e->ci->entries, e->index);
 	ccache_unlink_entry(e);
+}
+
+/**
+ * ccache_erase_folio() - erase an entry and the rest of its folio
+ * @e: an entry still in the store
+ * @gone: called for each entry just before it is erased, @e included
+ * @arg: passed to @gone
+ *
+ * The kernel reads a large folio from the disk whole unless every one of
+ * its pages is stored (serve.c), so the other pages of a folio that lost
+ * one are dead weight.  The pages captured from one folio are let go as
+ * one: @e and every entry at the indices of its folio (the page cache
+ * aligns a folio's index to its size) captured from a folio of the same
+ * order.  At most CCACHE_MAX_FOLIO_PAGES entries.
+ *
+ * Context: ccache_lock held.
+ * Return: how many entries were erased.
+ */
+unsigned int ccache_erase_folio(struct ccache_entry *e,
+				void (*gone)(struct ccache_entry *e,
+					     unsigned long arg),
+				unsigned long arg)
+{
+	struct ccache_inode *ci = e->ci;
+	unsigned int order = e->order, n = 1;
+	pgoff_t first = round_down(e->index, 1UL << order), index;
+	struct ccache_entry *s;
+
+	lockdep_assert_held(&ccache_lock);
+	gone(e, arg);
+	ccache_erase_entry(e);
+	if (!order)
+		return n;
+	xa_for_each_range(&ci->entries, index, s, first,
+			  first + (1UL << order) - 1) {
+		if (s->order != order)
+			continue;
+		gone(s, arg);
+		ccache_erase_entry(s);
+		n++;
+	}
+	return n;
 }
 
 /* Erase at most @budget of @ci's entries in @first..@last; return how many. */

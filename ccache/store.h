@@ -149,9 +149,10 @@ enum ccache_entry_state {
 struct ccache_entry {
 	struct kref ref;
 	u8 state;		/* enum ccache_entry_state */
-	u8 referenced;		/* LRU second chances left, at most 2 */
 	u8 alg;			/* compressor id (crypto/acomp.c) */
-	bool has_crc;		/* @crc is set: check it on a hit */
+	u8 referenced:2;	/* LRU second chances left, at most 2 */
+	u8 has_crc:1;		/* @crc is set: check it on a hit */
+	u8 order:5;		/* of the folio it was captured from */
 	u16 length;		/* compressed length */
 	u16 memcg;		/* its cgroup's record (memcg.c), 0: none */
 	u32 crc;		/* CRC32C of the page (checksum knob) */
@@ -185,6 +186,10 @@ void ccache_entry_publish(struct ccache_entry *e, u8 state,
 unsigned long ccache_erase_range(struct ccache_inode *ci, pgoff_t first,
 				 pgoff_t last);
 void ccache_erase_entry(struct ccache_entry *e);
+unsigned int ccache_erase_folio(struct ccache_entry *e,
+				void (*gone)(struct ccache_entry *e,
+					     unsigned long arg),
+				unsigned long arg);
 void ccache_entry_put(struct ccache_entry *e);
 void ccache_invalidate_begin(const struct ccache_key *key, pgoff_t first,
 			     pgoff_t last, bool poison);
@@ -242,7 +247,8 @@ static inline void ccache_memcg_exit(void) {}
 /* lru.c: the pool's limit, admission, eviction, shrinker, OOM notifier */
 int ccache_lru_init(void);
 void ccache_lru_exit(void);
-bool ccache_pool_admit(u32 tag, bool workingset);
+bool ccache_pool_admit(u32 tag, bool workingset, unsigned int nr);
+void ccache_pool_refused(u32 tag);
 
 /* The page cache's tracepoints: pages leave (capture, sizing), come back. */
 #define CCACHE_DELETE_TP "mm_filemap_delete_from_page_cache"

@@ -18,33 +18,17 @@
 . ./progs/cctest.sh
 
 [ -d /mnt/d0 ] || tap_skip_all "no data disk at /mnt/d0"
-dir=/mnt/d0/hwpoison
-mkdir -p $dir
-files="$dir/a $dir/b"
-pages=$((2 * 4096))
 
 # shellcheck disable=SC2086 # a list of paths without spaces
 {
-	check "create 2 x 16 MiB of compressible data" cc_create 16M $files
-	sync
-	echo 3 > /proc/sys/vm/drop_caches
+	cc_cold_pair /mnt/d0/hwpoison
 	cc_start fault_inject=hwpoison
-	T=/sys/kernel/tracing
-	[ -f $T/trace ] || mount -t tracefs nodev $T
-	echo 4096 > $T/buffer_size_kb
-	echo 1 > $T/events/ccache/ccache_store/enable
-	echo 1 > $T/events/ccache/ccache_reject/enable
-	check "enable the memory controller for child cgroups" \
-		sh -c 'echo +memory > /sys/fs/cgroup/cgroup.subtree_control'
-	check "create cgroup reader" mkdir -p /sys/fs/cgroup/reader
+	cc_trace_start
+	cc_groups_create reader
 	cc_snap evict
 	run_check "the files, read in cgroup reader, match their models" \
 		cc_in_group reader "$CCFILE" verify -m read $files
-	# only once the reads are done: a page pushed out before it was
-	# read would come back in a folio of its own
-	for _ in 1 2 3 4 5 6; do
-		echo 16M > /sys/fs/cgroup/reader/memory.reclaim 2>/dev/null
-	done
+	cc_reclaim_all reader
 	cc_settle
 	cc_show "after eviction"
 	echo 0 > $T/events/ccache/enable
