@@ -39,12 +39,15 @@ cluster_guide() {
 # stdout, with HAProxy on 127.0.0.1:PORT and the servers NAME on 127.0.0.1
 # (the guide's other servers removed) and the server's name in an X-Server
 # header; unless -k (keep: the benchmark's loads run the recipe's own),
-# checks every 100 ms and no bound on loads (with one a request may go to
-# the next server on the ring while the previous one's connection is still
-# counted, which is what it is for but not what the tests check)
+# checks every 100 ms, a server down after 2 failed ones, and no bound on
+# loads (with one a request may go to the next server on the ring while
+# the previous one's connection is still counted, which is what it is for
+# but not what the tests check).  A check may take 2 s: without "timeout
+# check" its interval is its timeout, and a guest on a busy host answered
+# later than 100 ms (URIs moved between two passes of cluster_guests.sh)
 cluster_config() {
 	local tests=(-e '/^\thash-balance-factor /d'
-		-e 's/^\tdefault-server check .*/\tdefault-server check inter 100ms fall 1 rise 1/')
+		-e 's/^\tdefault-server check .*/\tdefault-server check inter 100ms fall 2 rise 1\n\ttimeout check 2s/')
 	[[ $1 != -k ]] || { tests=(); shift; }
 	local guide=$1 port=$2 subst=()
 	shift 2
