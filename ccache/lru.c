@@ -304,11 +304,11 @@ bool ccache_pool_admit(u32 tag, bool workingset, unsigned int nr)
 			if (ccache_pool_make_room(CCACHE_REPLACE_LOOK))
 				return true;
 	}
-	for (ccache_pool_rejected += nr;
-	     ccache_pool_rejected >= CCACHE_FULL_TURNOVER;
-	     ccache_pool_rejected -= CCACHE_FULL_TURNOVER)
-		if (!ccache_pool_make_room(2))
-			break;
+	/* page by page: a failed try (second chances seen) counts again */
+	for (i = 0; i < nr; i++)
+		if (++ccache_pool_rejected >= CCACHE_FULL_TURNOVER &&
+		    ccache_pool_make_room(2))
+			ccache_pool_rejected = 0;
 	return false;
 }
 
