@@ -194,7 +194,7 @@ def main(outdir, prefix=''):
     ref_vals = [r.rps for r in runs[ref] if r.rps is not None]
     n = env.get('cluster', '?')
     md = [f"# ccache cluster benchmark: {env.get('run_id', '?')}\n",
-          f"Command: `{env.get('cmd', '?')}` (what `make bench-cluster` runs)  \n",
+          f"Command: {wb.command(env, 'bench-cluster')}  \n",
           f"Source: ccache at {env.get('commit', '?')}"
           f"{' (with uncommitted changes)' if env.get('dirty') == '1' else ''}  \n",
           f"Wall time: {int(wb.num(env.get('total_secs', 0))) // 60} min for "

@@ -443,15 +443,40 @@ def g(env, key, default='?'):
     return env.get(key) or default
 
 
+def command(env, target):
+    """The run's command line, with the guests' kernel when it was not
+    the default (CCDEV_KVER), and the make TARGET that runs the same, when
+    one does: its only options were --quick and -r."""
+    release, args = env.get('release', ''), g(env, 'cmd').split()
+    series = next((s for s in ('6.12', '7') if release.startswith(s + '.')), '')
+    make = [f'make {target}']
+    opts = iter(args[1:])
+    for a in opts:
+        if a == '--quick':
+            make.append('QUICK=1')
+        elif a == '-r':
+            make.append(f'REPS={next(opts, "?")}')
+        elif a.startswith('--cluster') and target == 'bench-cluster':
+            n = a.partition('=')[2] or next(opts, '?')
+            make += [] if n == '2' else [f'SERVERS={n}']
+        else:
+            make = []
+            break
+    if make and series:
+        make.append(f'KERNEL={series}')
+    line = ' '.join(args)
+    if series:
+        line = f'CCDEV_KVER={release} {line}'
+    return f'`{line}`' + (f' (what `{" ".join(make)}` runs)' if make else '')
+
+
 def header(env, configs, docset, support):
     quick = env.get('quick') == '1'
     mem, reps = int(env['mem']), int(env.get('reps', 1))
     total = int(env.get('total_secs', 0))
     nruns = sum(len(c.runs) for c in configs)
     md = [f'# ccache web-serving benchmark{" (quick)" if quick else ""}: {g(env, "run_id")}\n',
-          f'Command: `{g(env, "cmd")}`'
-          + (' (what `make bench-web QUICK=1` runs)' if quick else ' (what `make bench-web` runs)')
-          + '  \n',
+          f'Command: {command(env, "bench-web")}  \n',
           f'Source: ccache at {g(env, "commit")}'
           + (' with uncommitted changes' if env.get('dirty') == '1' else '') + '  \n',
           f'Wall time: {total // 60} min {total % 60} s for {len(configs)} configurations x '
