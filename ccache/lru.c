@@ -304,11 +304,10 @@ bool ccache_pool_admit(u32 tag, bool workingset, unsigned int nr)
 			if (ccache_pool_make_room(CCACHE_REPLACE_LOOK))
 				return true;
 	}
-	/* page by page: a failed try (second chances seen) counts again */
+	/* one try in CCACHE_FULL_TURNOVER refused pages, found room or not */
 	for (i = 0; i < nr; i++)
-		if (++ccache_pool_rejected >= CCACHE_FULL_TURNOVER &&
-		    ccache_pool_make_room(2))
-			ccache_pool_rejected = 0;
+		if (++ccache_pool_rejected % CCACHE_FULL_TURNOVER == 0)
+			ccache_pool_make_room(2);
 	return false;
 }
 

@@ -249,7 +249,7 @@ cc_trace_stored() {
 # cc_check_replaced SNAP FILE PAGES MIN: FILE of PAGES pages, evicted
 # into the pool that cc_fill_pool filled since cc_snap SNAP, took the
 # place of more than MIN old entries, more than half of it comes back from
-# ccache, and 99% of what the store held of it (cc_trace_stored), and all
+# ccache, and 95% of what the store held of it (cc_trace_stored), and all
 # files read back as their models; then unload (checks)
 cc_check_replaced() {
 	cc_show "after evicting $2"
@@ -262,9 +262,12 @@ cc_check_replaced() {
 	echo "# $hits of its $stored stored pages served"
 	check_gt "more than half its pages were served by ccache" \
 		"$hits" $(($3 / 2))
-	# a large folio is read from the disk unless all of it is stored
-	check_gt "at least 99% of its stored pages were served" \
-		$((hits * 100)) $((stored * 99 - 1))
+	# a large folio is read from the disk unless all of it is stored;
+	# 95%, not all: cc_evict's allocations may split a folio before
+	# reclaim, and its pages then come back in another shape
+	# (Documentation/design.rst, Known gaps; 7.3.4 served 98-100%)
+	check_gt "at least 95% of its stored pages were served" \
+		$((hits * 100)) $((stored * 95 - 1))
 	# shellcheck disable=SC2086 # cc_fill_pool's list of paths
 	run_check "the cold files read back as their models" \
 		"$CCFILE" verify -m read $cc_cold
