@@ -43,8 +43,8 @@ cluster_guide() {
 # loads (with one a request may go to the next server on the ring while
 # the previous one's connection is still counted, which is what it is for
 # but not what the tests check).  A check may take 2 s: without "timeout
-# check" its interval is its timeout, and a guest on a busy host answered
-# later than 100 ms (URIs moved between two passes of cluster_guests.sh)
+# check" its interval is its timeout, and a guest on a busy host may
+# answer later than 100 ms
 cluster_config() {
 	local tests=(-e '/^\thash-balance-factor /d'
 		-e 's/^\tdefault-server check .*/\tdefault-server check inter 100ms fall 2 rise 1\n\ttimeout check 2s/')

@@ -265,7 +265,7 @@ cc_check_replaced() {
 	# a large folio is read from the disk unless all of it is stored;
 	# 95%, not all: cc_evict's allocations may split a folio before
 	# reclaim, and its pages then come back in another shape
-	# (Documentation/design.rst, Known gaps; 7.3.4 served 98-100%)
+	# (Documentation/design.rst, Known gaps)
 	check_gt "at least 95% of its stored pages were served" \
 		$((hits * 100)) $((stored * 95 - 1))
 	# shellcheck disable=SC2086 # cc_fill_pool's list of paths
