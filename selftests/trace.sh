@@ -72,12 +72,18 @@ run_check "truncate the text file while stored" \
 check "ccache_invalidate fired for it, with entries erased" \
 	seen ccache_invalidate "$text" "erased [1-9]"
 
-# a pool limit lowered below what is stored evicts at the next store
-check "create a second compressible file" "$CCFILE" create $dir/more 8M
+# a pool limit lowered below what is stored evicts what is above it (the
+# sizing worker, or the next store, whichever comes first)
+check "create a second compressible file" "$CCFILE" create $dir/more 16M
 check "read it into the page cache" "$CCFILE" verify $dir/more
+cc_evict $dir/more
+one_percent=$(($(sed -n 's/^MemTotal: *\([0-9]*\) kB/\1/p' /proc/meminfo) * 10))
+check_gt "the pool holds more than 1% of RAM" \
+	"$(cc_stat mem_used_bytes)" $one_percent
+check "read the text file into the page cache" "$CCFILE" verify $dir/text
 echo > $T/trace
 check "lower max_pool_percent to 1" sh -c "echo 1 > $P/max_pool_percent"
-cc_evict $dir/text $dir/more
+cc_evict $dir/text
 check "ccache_evict fired for the pool limit" \
 	grep -q "ccache_evict: .* for pool_limit" $T/trace
 echo 0 > $T/events/ccache/enable
