@@ -7,8 +7,10 @@
 # (tools/debug-kernel.sh: lockdep's lock events, the irqsoff tracer), for
 # the module of each git REF given (default HEAD): "irqsoff.sh fdfa2f4^
 # HEAD" compares the store before and after its bulk erases were batched.
-# For scale, the kernel's own longest section during a drop_caches of the
-# page cache alone.  Each REF's module runs in REPS fresh one-vCPU guests
+# Each step runs twice in a boot (the first pays for lockdep's first look
+# at each lock chain); the guests' logs list where the sections over 1 ms
+# fell (slow_at=).  For scale, the kernel's own longest section during a
+# drop_caches of the page cache alone.  Each REF's module runs in REPS fresh one-vCPU guests
 # (default 3); prints Markdown tables of the medians, with min-max
 # (tools/irqsoff.guest does the measuring).
 #
@@ -29,7 +31,7 @@ while getopts "n:m:" opt; do
 	case $opt in
 	n) reps=$OPTARG ;;
 	m) mib=$OPTARG ;;
-	*) sed -n '17s/^# //p' "$0" >&2; exit 2 ;;
+	*) sed -n 's/^# usage: /usage: /p' "$0" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -76,7 +78,7 @@ for ref in "$@"; do
 	field() {
 		sed -n "s/.*IRQSOFF step=$1 .*\<$2=\([^ ]*\).*/\1/p" "$work/$rev"-*.log
 	}
-	for step in flush drop_caches; do
+	for step in flush flush_again drop_caches drop_caches_again; do
 		printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$rev" "$step" \
 			"$(field $step stored | summary)" \
 			"$(field $step sections | summary)" \
