@@ -43,7 +43,7 @@
 #
 # usage: web-bench.sh [--quick] [-r REPS] [-m RAM_MIB] [-z ZIPF] [-c CONNS]
 #                     [-k REQS] [-s CONFIG,...] [-o DIR] [--recalibrate]
-#                     [--verify-all] [--cluster N]
+#                     [--verify-all] [--cluster N] [-A TREE]
 #   --quick        plain kernel at R, ccache and dm-cache on zram with
 #                  ccache's default budget, one repetition, short phases
 #                  (about 10 minutes); else the full run (about 65)
@@ -61,6 +61,10 @@
 #                  (webload -V as the docset's first read; slower)
 #   --cluster N    N web servers behind HAProxy (above), 1 to 8; its own
 #                  configurations (-s help lists them)
+#   -A TREE        the module TREE/ccache.ko (a worktree of another commit,
+#                  built for the same kernel) in the configuration cc-alt,
+#                  ccache's default settings: a change measured against
+#                  this tree's module in one run
 # Needs ccache.ko built for the guests' kernel (CCDEV_KVER, by default the
 # newest 6.1: make KVER=6.1), and nginx, apache2, lzop,
 # dmsetup, python3-matplotlib (and haproxy for --cluster) on the host
@@ -77,7 +81,7 @@ top=$(cd "$here/../.." && pwd)
 cache=${CCDEV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ccache-dev}
 cmd="$0 $*"
 
-# name | label | RAM in R | ccache module | pool % (empty: its default) |
+# name | label | RAM in R | ccache module (2: -A's) | pool % (empty: its default) |
 # offload | compressor | dm-cache on zram | more module options (KNOB=VALUE,
 # space-separated)
 all_configs="\
@@ -85,6 +89,7 @@ none-R|plain kernel, R|1|0||-|-|0
 none-2R|plain kernel, 2R|2|0||-|-|0
 cc|ccache, default settings|1|1||cpu|lzo|0
 cc-2R|ccache, default settings, 2R|2|1||cpu|lzo|0
+cc-alt|ccache, default settings, module of -A|1|2||cpu|lzo|0
 cc-fixed|ccache, pool_sizing=fixed|1|1||cpu|lzo|0|pool_sizing=fixed
 cc-boost|ccache, offload_boost_percent=25|1|1||cpu|lzo|0|offload_boost_percent=25
 dmz|dm-cache on zram, ccache's budget|1|0||-|-|1
@@ -115,15 +120,16 @@ usage() {
 	exit 2
 }
 quick=0 reps='' mem=256 zipf=0.8 conns=64 session=100 only='' out='' recal=0 verify_all=0
-cluster=0
+cluster=0 alt=''
 while [[ $# -gt 0 ]]; do
 	case $1 in
 	--quick) quick=1 ;;
 	--recalibrate) recal=1 ;;
 	--verify-all) verify_all=1 ;;
-	-r | -m | -z | -c | -k | -s | -o | --cluster)
+	-r | -m | -z | -c | -k | -s | -o | -A | --cluster)
 		[[ $# -ge 2 ]] || usage
 		case $1 in
+		-A) alt=$(cd "$2" && pwd) ;;
 		--cluster) cluster=$2 ;;
 		-r) reps=$2 ;;
 		-m) mem=$2 ;;
@@ -161,6 +167,12 @@ configs=()
 for name in ${only//,/ }; do
 	line=$(grep "^$name|" <<<"$all_configs") ||
 		{ echo "web-bench: no configuration '$name' (-s help lists them)" >&2; exit 2; }
+	if [[ $(cut -d'|' -f4 <<<"$line") == 2 ]]; then
+		[[ -f $alt/ccache.ko ]] ||
+			{ echo "web-bench: $name wants -A TREE with a built ccache.ko" >&2; exit 2; }
+		line=${line/module of -A/at $(git -C "$alt" describe --always --dirty)}
+		all_configs=${all_configs/$(grep "^$name|" <<<"$all_configs")/$line}
+	fi
 	configs+=("$line")
 done
 
@@ -422,7 +434,7 @@ for c in "${configs[@]}"; do
 	echo "label_$key=\"$label\" mult_$key=$mult balance_$key=$balance" >> "$out/run.env"
 	cat > "$t/conf/$name" <<-EOF
 		label="$label"
-		module=$module pool=$pool offload=$offload compressor=$compressor dmz=$dmz
+		module=$((module > 0)) pool=$pool offload=$offload compressor=$compressor dmz=$dmz
 		options="$options"
 		zipf=$zipf support_zipf=$support_zipf conns=$conns session=$session
 		replay_secs=$replay_secs web_warm=$web_warm web_secs=$web_secs
@@ -593,7 +605,9 @@ failed=0
 [[ $cluster == 0 ]] || . "$top/selftests/lib/cluster.sh"
 for run in "${runs[@]}"; do
 	name=${run%.*}
-	IFS='|' read -r _ label mult _ _ _ _ _ _ balance <<<"$(grep "^$name|" <<<"$all_configs")"
+	IFS='|' read -r _ label mult module _ _ _ _ _ balance <<<"$(grep "^$name|" <<<"$all_configs")"
+	ko=()
+	[[ $module != 2 ]] || ko=(-M "$alt/ccache.ko")
 	log=$out/logs/$run.log
 	rm -f "$log" "$work/qmp.sock"
 	say "$run ($label): $((mem * mult)) MiB RAM${balance:+ in each of $cluster guests}"
@@ -609,7 +623,7 @@ for run in "${runs[@]}"; do
 		# Debian's 7.x about one boot in ten)
 		for try in 1 2; do
 			throttle_start "$run" "$work/qmp.sock" "$log"
-			guest "$log" "$work/qmp.sock" $((mem * mult)) 2 "wb_config=$name" \
+			guest "$log" "$work/qmp.sock" $((mem * mult)) 2 "wb_config=$name" "${ko[@]}" \
 				> "$out/logs/$run.boot" 2>&1 || status=$?
 			if [[ $status == 0 || $try == 2 ]] || ! grep -q 'Oops: int3' "$log"; then
 				break
