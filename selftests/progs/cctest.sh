@@ -192,14 +192,16 @@ cc_create() {
 # pool_sizing is fixed: with auto, pages the eviction itself reads back
 # (ghost hits against no hits) may switch the pool to replacing its
 # oldest entries, which takes every new page in (sizing_replace.sh
-# tests that, switching to auto after the fill).  And a pool once full
-# stays full (accept_threshold_percent=0): the pool's own compaction after
-# the fill may take it below the default 90% of its limit, and it then
-# admitted every page until full again (7.3.4: 516 of the next file's
-# 1,024 pages), whatever the policy under test would have said.
+# tests that, switching to auto after the fill).  And once filled, the
+# pool stays full (accept_threshold_percent=0, set after the fill): the
+# pool's own compaction after the fill may take it below the default 90%
+# of its limit, and it then admitted every page until full again (7.3.4:
+# 516 of the next file's 1,024 pages), whatever the policy under test
+# would have said.  Not during the fill: the full pool's turnover, a large
+# folio at a time on 7.x, then drained it for good (7.3.4 on a loaded
+# host: 512 pages left of about 2,000, too few for FILE to replace).
 cc_fill_pool() {
-	cc_start max_pool_percent=2 fault_inject=shrinker pool_sizing=fixed \
-		accept_threshold_percent=0
+	cc_start max_pool_percent=2 fault_inject=shrinker pool_sizing=fixed
 	mkdir -p "$1"
 	cc_cold="$1/cold1 $1/cold2 $1/cold3 $1/cold4"
 	# shellcheck disable=SC2086 # a list of paths without spaces
@@ -208,8 +210,12 @@ cc_fill_pool() {
 	cc_snap cold
 	# shellcheck disable=SC2086
 	cc_evict $cc_cold
+	check "the pool stays full from now on (accept_threshold_percent=0)" \
+		sh -c "echo 0 > /sys/module/ccache/parameters/accept_threshold_percent"
 	check_gt "the cold data filled the pool (reject_pool_limit grew)" \
 		"$(cc_delta cold reject_pool_limit)" 0
+	check_gt "the pool holds more than 1,000 pages of it" \
+		"$(cc_stat stored_pages)" 1000
 	check "create a 4 MiB file" cc_create 4M "$2"
 	sync
 	cc_trace_start
