@@ -87,6 +87,8 @@ struct ccache_stats {
 	atomic_long_t slow_ghost_hits;	/* of ghost_hits: pages compression missed */
 	atomic_long_t near_ghost_hits;	/* of ghost_hits: within the horizon */
 	atomic_long_t near_hits;	/* of hits: within the horizon (sizing.c) */
+	atomic_long_t served_reads;	/* reads filled from the store alone */
+	atomic_long_t partial_reads;	/* reads filled in part, the rest from disk */
 	atomic_long_t offload_boost_secs;	/* seconds the offload threads ran boosted */
 	atomic_long_t same_filled_pages;	/* stored pages that are one repeated word */
 	atomic_long_t decompress_errors;	/* hits that fell back to the disk */

@@ -200,6 +200,8 @@ static struct attribute *ccache_attrs[] = {
 	CCACHE_COUNTER(slow_ghost_hits),
 	CCACHE_COUNTER(near_ghost_hits),
 	CCACHE_COUNTER(near_hits),
+	CCACHE_COUNTER(served_reads),
+	CCACHE_COUNTER(partial_reads),
 	CCACHE_COUNTER(offload_boost_secs),
 	CCACHE_COUNTER(same_filled_pages),
 	CCACHE_COUNTER(decompress_errors),
