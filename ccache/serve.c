@@ -188,7 +188,7 @@ static void ccache_serve(struct readahead_control *rac)
 	unsigned int nr;
 	unsigned long missed;
 	struct ccache_serve_buf *sb;
-	bool served = false, disk = false;
+	unsigned long filled = 0;
 	struct folio *folio;
 
 	/* a lost return probe may have left stale entries: drop them all */
@@ -224,26 +224,22 @@ static void ccache_serve(struct readahead_control *rac)
 		nr = folio_nr_pages(folio);
 		if (!ccache_serve_folio(&key, folio, sb))
 			continue;
-		served = true;
-		if (run < i) {
+		filled += nr;
+		if (run < i)
 			ccache_read_run(rac, run, i - run);
-			disk = true;
-		}
 		run = i + nr;
 	}
 	kfree(sb);
-	if (run < end) {
+	if (run < end)
 		ccache_read_run(rac, run, end - run);
-		disk = true;
-	}
 	/*
 	 * The disk counts reads, not pages: a read the store filled in part
 	 * still goes to the disk (Documentation/design.rst, "Known gaps").
 	 */
-	if (served && disk)
-		ccache_stat_inc(partial_reads);
-	else if (served)
+	if (filled == end - index)
 		ccache_stat_inc(served_reads);
+	else if (filled)
+		ccache_stat_inc(partial_reads);
 	rac->_index = end;
 	rac->_nr_pages = 0;
 	rac->_batch_count = 0;
