@@ -24,7 +24,8 @@
  *     folio becomes an entry of its own);
  *   - it belongs to a regular file on an allowed, active filesystem, that
  *     is not DAX, fs-verity or encrypted (serving would bypass their
- *     checks), whose mapping is not being torn down;
+ *     checks), whose mapping is not being torn down; or to an allowed
+ *     block device, marked as holding what the disk holds (blockdev.c);
  *   - no invalidation is in flight on the file and it is not poisoned.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -121,6 +122,18 @@ bool ccache_fs_allowed(struct inode *inode)
 }
 
 /**
+ * ccache_mapping_allowed() - may pages of this page cache be kept?
+ * @host: a page cache's owner: a file, or a block device (blockdev.c)
+ *
+ * Context: any.
+ */
+bool ccache_mapping_allowed(struct inode *host)
+{
+	return ccache_inode_is_bdev(host) ? ccache_bdev_allowed(host) :
+					    ccache_fs_allowed(host);
+}
+
+/**
  * ccache_folio_reclaimed() - is reclaim evicting this folio (not
  * truncation, not a drop)?
  * @folio: a folio leaving the page cache
@@ -161,12 +174,15 @@ static bool ccache_folio_poisoned(struct folio *folio)
  * clears).  Not while direct I/O is in flight (i_dio_count): a
  * direct write may be about to change the blocks behind the folio, and
  * the kernel's invalidation after it skips a file with no pages cached.
+ * A block device's folio read through buffer heads is not uptodate, only
+ * its buffers were: its marks say (ccache_bdev_evicted()).
  */
-static bool ccache_folio_capturable(struct folio *folio)
+static bool ccache_folio_capturable(struct folio *folio, bool bdev)
 {
 	struct address_space *mapping = folio->mapping;
 
-	return folio_test_uptodate(folio) && !folio_test_dirty(folio) &&
+	return (bdev || folio_test_uptodate(folio)) &&
+	       !folio_test_dirty(folio) &&
 	       !folio_test_writeback(folio) &&
 	       folio_nr_pages(folio) <= CCACHE_MAX_FOLIO_PAGES &&
 	       !mapping_exiting(mapping) && !READ_ONCE(mapping->wb_err) &&
@@ -281,31 +297,44 @@ static void ccache_capture_probe(void *data, struct folio *folio)
 	unsigned int taken, captured = 0, dropped = 0, nr = folio_nr_pages(folio);
 	enum ccache_reject why = CCACHE_REJECT_POLICY;
 	struct ccache_inode *ci;
-	bool reject;
+	bool reject, bdev;
 	struct ccache_key key;
 	unsigned long flags;
 	int memcg = 0;
 	bool capture;
 	cycles_t start;
 
-	if (!mapping || !mapping->host || !S_ISREG(mapping->host->i_mode))
+	if (!mapping || !mapping->host)
 		return;
-	capture = ccache_folio_reclaimed(folio) && ccache_param_enabled();
-	if (capture && !(ccache_folio_capturable(folio) &&
-			 ccache_fs_allowed(mapping->host))) {
+	bdev = ccache_inode_is_bdev(mapping->host);
+	if (!bdev && !S_ISREG(mapping->host->i_mode))
+		return;
+	/* a block device's pages are none of ccache's business unless "bdev" */
+	capture = ccache_folio_reclaimed(folio) && ccache_param_enabled() &&
+		  (!bdev || ccache_bdev_allowed(mapping->host));
+	if (capture && !(ccache_folio_capturable(folio, bdev) &&
+			 ccache_mapping_allowed(mapping->host))) {
 		ccache_key_of(mapping->host, &key);
 		ccache_reject(&key, folio->index, nr, CCACHE_REJECT_POLICY);
 		capture = false;
 	}
 	/* Nothing stored and nothing to store: the common case stays cheap. */
-	if (!capture && !ccache_stat_read(inodes))
+	if (!capture && !ccache_stat_read(inodes)) {
+		if (bdev)	/* its marks go, whatever happens */
+			ccache_bdev_evicted(folio);
 		return;
+	}
 
 	start = get_cycles();	/* cheaper than local_clock() here */
 	ccache_key_of(mapping->host, &key);
 	spin_lock_irqsave(&ccache_lock, flags);
+	/* under ccache_lock, so that a write's erase comes after (blockdev.c) */
+	if (bdev && !ccache_bdev_evicted(folio) && capture) {
+		ccache_stat_add(bdev_unmarked, nr);
+		capture = false;
+	}
 	ci = ccache_inode_lookup(&key);
-	if (!ci && capture && !ccache_inode_busy(mapping->host)) {
+	if (!ci && capture && (bdev || !ccache_inode_busy(mapping->host))) {
 		ci = ccache_inode_get_or_create(&key);
 		if (!ci)
 			why = CCACHE_REJECT_ALLOC_FAILURE;

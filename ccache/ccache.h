@@ -27,6 +27,7 @@
  *   ccache/capture.c   H1: evicted pages in, compression worker
  *   ccache/serve.c     H2: re-reads served from the store
  *   ccache/hooks.c     H3/H4: invalidation and teardown hooks
+ *   ccache/blockdev.c  H5: block devices' own pages (filesystem metadata)
  *   ccache/fault.c     test-only fault injection
  *   crypto/acomp.c     everything that talks to the crypto API (comp.h)
  *   crypto/lib.c       compression with interrupts off (lib/lzo)
@@ -47,6 +48,7 @@
 enum ccache_fs {
 	CCACHE_FS_EXT4,
 	CCACHE_FS_XFS,
+	CCACHE_FS_BDEV,		/* block devices' own page cache (blockdev.c) */
 	CCACHE_FS_COUNT,
 };
 
@@ -89,6 +91,9 @@ struct ccache_stats {
 	atomic_long_t near_hits;	/* of hits: within the horizon (sizing.c) */
 	atomic_long_t served_reads;	/* reads filled from the store alone */
 	atomic_long_t partial_reads;	/* reads filled in part, the rest from disk */
+	atomic_long_t bdev_hits;	/* of hits: block devices' pages */
+	atomic_long_t bdev_misses;	/* of misses: block devices' pages */
+	atomic_long_t bdev_unmarked;	/* block devices' pages evicted unmarked */
 	atomic_long_t offload_boost_secs;	/* seconds the offload threads ran boosted */
 	atomic_long_t same_filled_pages;	/* stored pages that are one repeated word */
 	atomic_long_t decompress_errors;	/* hits that fell back to the disk */

@@ -39,9 +39,6 @@
 #include "ccache.h"
 #include "store.h"
 
-/* How far past a function's start ftrace may report it: an ENDBR64. */
-#define CCACHE_HOOK_SLACK 8
-
 /* The x86-64 ENDBR64 instruction, f3 0f 1e fa, read as a little-endian u32. */
 #define CCACHE_ENDBR64 0xfa1e0ff3U
 
@@ -71,6 +68,35 @@ void *ccache_symbol_address(const char *name)
 	    insn == CCACHE_ENDBR64)
 		addr -= sizeof(insn);
 	return addr;
+}
+
+/**
+ * ccache_ftrace_start() - call @func at the entry of some kernel functions
+ * @ops: an unused ftrace_ops
+ * @func: the callback
+ * @ipmodify: @func may send the call elsewhere (ccache_ftrace_set_ip())
+ * @ips: the functions, from ccache_symbol_address()
+ * @n: how many
+ *
+ * Context: process context.
+ * Return: 0, or a negative errno (logged by the caller; @ops left unused).
+ */
+int ccache_ftrace_start(struct ftrace_ops *ops, ftrace_func_t func,
+			bool ipmodify, const unsigned long *ips, unsigned int n)
+{
+	unsigned int i;
+	int err = 0;
+
+	ops->func = func;
+	ops->flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_RECURSION |
+		     (ipmodify ? FTRACE_OPS_FL_IPMODIFY : 0);
+	for (i = 0; !err && i < n; i++)
+		err = ftrace_set_filter_ip(ops, ips[i], 0, 0);
+	if (!err)
+		err = register_ftrace_function(ops);
+	if (err)
+		ftrace_free_filter(ops);
+	return err;
 }
 
 struct ccache_tp_search {

@@ -36,6 +36,7 @@ static const struct ccache_part ccache_parts[] = {
 	{ "invalidation hooks", ccache_hooks_init, ccache_hooks_exit },
 	{ "capture", ccache_capture_init, ccache_capture_exit },
 	{ "serving", ccache_serve_init, ccache_serve_exit },
+	{ "block devices", ccache_bdev_init, ccache_bdev_exit },
 	{ "sysfs", ccache_sysfs_init, ccache_sysfs_exit },
 };
 
@@ -76,7 +77,7 @@ static int __init ccache_init(void)
 		}
 	}
 	ccache_param_describe(knobs, sizeof(knobs));
-	pr_info("version %s loaded: %s; hooked the page cache deletion tracepoint, read_pages() and %u invalidation points\n",
+	pr_info("version %s loaded: %s; hooked the page cache deletion tracepoint, read_pages(), submit_bio_noacct() and %u invalidation points\n",
 		CCACHE_VERSION, knobs, ccache_hooks_nr());
 	return 0;
 }

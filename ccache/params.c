@@ -195,6 +195,7 @@ static unsigned int ccache_offload_sched_get(void)
 const char * const ccache_fs_names[CCACHE_FS_COUNT] = {
 	[CCACHE_FS_EXT4] = "ext4",
 	[CCACHE_FS_XFS] = "xfs",
+	[CCACHE_FS_BDEV] = "bdev",
 };
 
 static unsigned long ccache_filesystems = BIT(CCACHE_FS_EXT4) | BIT(CCACHE_FS_XFS);
@@ -279,11 +280,11 @@ MODULE_PARM_DESC(offload_boost_percent,
 static struct ccache_list_knob ccache_filesystems_knob = {
 	.mask = &ccache_filesystems, .names = ccache_fs_names,
 	.nr = CCACHE_FS_COUNT,
-	.why = "expected a list of ext4 and xfs, or none",
+	.why = "expected a list of ext4, xfs and bdev, or none",
 };
 module_param_cb(filesystems, &ccache_list_ops, &ccache_filesystems_knob, 0644);
 MODULE_PARM_DESC(filesystems,
-		 "Comma-separated filesystems to cache: ext4, xfs, or none (default ext4,xfs)");
+		 "Comma-separated filesystems to cache: ext4, xfs, bdev (block devices' own pages: filesystem metadata), or none (default ext4,xfs)");
 
 static bool ccache_checksum = true;
 module_param_cb(checksum, &ccache_bool_ops, &ccache_checksum, 0644);

@@ -134,11 +134,19 @@ static bool ccache_fill(struct ccache_entry *e, struct page *page, void *buf)
 	return true;
 }
 
-/* Working memory of one ccache_serve() call. */
-struct ccache_serve_buf {
-	u8 data[PAGE_SIZE];				/* a compressed page */
-	struct ccache_entry *e[CCACHE_MAX_FOLIO_PAGES];	/* one folio's entries */
-};
+/**
+ * ccache_serve_buf_get() - working memory for serving reads
+ *
+ * Context: may sleep (GFP_NOIO).
+ * Return: a buffer for kfree(), or NULL: read from the disk.
+ */
+struct ccache_serve_buf *ccache_serve_buf_get(void)
+{
+	if (ccache_fault(CCACHE_FAULT_SERVE))
+		return NULL;
+	return kmalloc(sizeof(struct ccache_serve_buf),
+		       GFP_NOIO | __GFP_NOWARN);
+}
 
 /* Pages @index.. @index + @nr - 1 go to the disk: count the ghosts hit. */
 static void ccache_count_ghosts(const struct ccache_key *key, pgoff_t index,
@@ -148,9 +156,20 @@ static void ccache_count_ghosts(const struct ccache_key *key, pgoff_t index,
 		ccache_ghost_hit(ccache_page_tag(key, index++));
 }
 
-/* Serve @folio from the store.  Return: true when it was filled. */
-static bool ccache_serve_folio(const struct ccache_key *key,
-			       struct folio *folio, struct ccache_serve_buf *sb)
+/**
+ * ccache_serve_folio() - fill a folio from the store, all of it or nothing
+ * @key: its file
+ * @folio: locked, not uptodate, nobody has seen its contents
+ * @sb: working memory (ccache_serve_buf_get())
+ *
+ * Counts the hits, or the misses and the ghosts they hit.  The caller
+ * completes the read: readahead here, the bio in blockdev.c.
+ *
+ * Context: may sleep.
+ * Return: true when every page was filled.
+ */
+bool ccache_serve_folio(const struct ccache_key *key, struct folio *folio,
+			struct ccache_serve_buf *sb)
 {
 	struct ccache_entry **e = sb->e;
 	unsigned int i, nr = folio_nr_pages(folio);
@@ -173,9 +192,6 @@ static bool ccache_serve_folio(const struct ccache_key *key,
 	ccache_stat_add(hits, nr);
 	ccache_sizing_served(key, folio->index, nr);
 	trace_ccache_load_hit(key, folio->index, nr);
-	folio_mark_uptodate(folio);
-	folio_unlock(folio);
-	folio_put(folio);	/* the reference readahead gave read_pages() */
 	return true;
 }
 
@@ -211,8 +227,7 @@ static void ccache_serve(struct readahead_control *rac)
 		ccache_orig_read_pages(rac);
 		return;
 	}
-	sb = ccache_fault(CCACHE_FAULT_SERVE) ? NULL :
-	     kmalloc(sizeof(*sb), GFP_NOIO | __GFP_NOWARN);
+	sb = ccache_serve_buf_get();
 	if (!sb) {
 		ccache_orig_read_pages(rac);
 		return;
@@ -224,6 +239,9 @@ static void ccache_serve(struct readahead_control *rac)
 		nr = folio_nr_pages(folio);
 		if (!ccache_serve_folio(&key, folio, sb))
 			continue;
+		folio_mark_uptodate(folio);
+		folio_unlock(folio);
+		folio_put(folio);	/* readahead's reference for read_pages() */
 		filled += nr;
 		if (run < i)
 			ccache_read_run(rac, run, i - run);
@@ -269,24 +287,18 @@ static void notrace ccache_serve_redirect(unsigned long ip,
  */
 int ccache_serve_init(void)
 {
+	unsigned long ip;
 	int err;
 
 	ccache_orig_read_pages = ccache_symbol_address("read_pages");
 	if (!ccache_orig_read_pages)
 		return ccache_hook_missing("kernel function", "read_pages");
 	ccache_missed_seen = ccache_hooks_missed();
-	ccache_serve_ops.func = ccache_serve_redirect;
-	ccache_serve_ops.flags = FTRACE_OPS_FL_SAVE_REGS |
-				 FTRACE_OPS_FL_RECURSION |
-				 FTRACE_OPS_FL_IPMODIFY;
-	err = ftrace_set_filter_ip(&ccache_serve_ops,
-				   (unsigned long)ccache_orig_read_pages, 0, 0);
-	if (!err)
-		err = register_ftrace_function(&ccache_serve_ops);
-	if (err) {
+	ip = (unsigned long)ccache_orig_read_pages;
+	err = ccache_ftrace_start(&ccache_serve_ops, ccache_serve_redirect,
+				  true, &ip, 1);
+	if (err)
 		pr_err("cannot redirect read_pages: %d\n", err);
-		ftrace_free_filter(&ccache_serve_ops);
-	}
 	return err;
 }
 

@@ -231,7 +231,7 @@ static void ccache_sizing_added(void *data, struct folio *folio)
 	tag = ccache_folio_tag(folio);
 	/* most insertions have no ghost: look before the filesystem check */
 	if (READ_ONCE(ccache_cache_ghosts[tag & ccache_cache_ghosts_mask]) >> 32
-	    != tag || ccache_fs_allowed(mapping->host))
+	    != tag || ccache_mapping_allowed(mapping->host))
 		return;
 	if (ccache_cache_ghost_near(tag))
 		atomic_long_add(folio_nr_pages(folio), &ccache_cache_refaults);

@@ -8,6 +8,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/blkdev.h>
 #include <linux/hash.h>
 #include <linux/list.h>
 #include <linux/log2.h>
@@ -135,7 +136,10 @@ void ccache_key_of(struct inode *inode, struct ccache_key *key)
 {
 	key->sb = inode->i_sb;
 	key->ino = inode->i_ino;
-	key->generation = inode->i_generation;
+	/* a block device's: its disk's, which a new disk or medium changes */
+	key->generation = ccache_inode_is_bdev(inode) ?
+			  (u32)I_BDEV(inode)->bd_disk->diskseq :
+			  inode->i_generation;
 }
 
 /*
@@ -620,15 +624,22 @@ static void ccache_inode_forget(struct ccache_inode *ci)
 	ci->invalidating = 0;
 }
 
-/*
- * Erase @key's entries for pages @first to @last, CCACHE_LOCK_BATCH at a
- * time, looking the record up again for each batch (it may go in
- * between).  The caller keeps the file's pages from being captured or
- * served meanwhile (an invalidation in flight, or an inode on its way
- * out).  Context: any; takes ccache_lock.  Return: how many were erased.
+/**
+ * ccache_erase_file() - erase a file's entries for pages @first to @last
+ * @key: the file
+ * @first: first page index
+ * @last: last page index, inclusive
+ *
+ * CCACHE_LOCK_BATCH at a time, looking the record up again for each batch
+ * (it may go in between).  The caller keeps the file's pages from being
+ * captured or served meanwhile (an invalidation in flight, an inode on its
+ * way out, a block device's marks erased first).
+ *
+ * Context: any; takes ccache_lock.
+ * Return: how many were erased.
  */
-static unsigned long ccache_erase_file(const struct ccache_key *key,
-				       pgoff_t first, pgoff_t last)
+unsigned long ccache_erase_file(const struct ccache_key *key,
+				pgoff_t first, pgoff_t last)
 {
 	struct ccache_inode *ci;
 	unsigned long flags, n, total = 0;

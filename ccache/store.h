@@ -55,9 +55,11 @@
 #define _CCACHE_STORE_H
 
 #include <linux/fs.h>
+#include <linux/ftrace.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/llist.h>
+#include <linux/magic.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/xarray.h>
@@ -185,6 +187,8 @@ void ccache_entry_publish(struct ccache_entry *e, u8 state,
 			  unsigned long value, unsigned int len, u8 alg);
 unsigned long ccache_erase_range(struct ccache_inode *ci, pgoff_t first,
 				 pgoff_t last);
+unsigned long ccache_erase_file(const struct ccache_key *key, pgoff_t first,
+				pgoff_t last);
 void ccache_erase_entry(struct ccache_entry *e);
 unsigned int ccache_erase_folio(struct ccache_entry *e,
 				void (*gone)(struct ccache_entry *e,
@@ -277,18 +281,49 @@ int ccache_capture_init(void);
 void ccache_capture_exit(void);
 bool ccache_sb_cacheable(struct super_block *sb);
 bool ccache_fs_allowed(struct inode *inode);
+bool ccache_mapping_allowed(struct inode *host);
 bool ccache_folio_reclaimed(struct folio *folio);
 
 /* serve.c */
 int ccache_serve_init(void);
 void ccache_serve_exit(void);
 
-/* hooks.c */
+/* Working memory of one read served: see ccache_serve_buf_get(). */
+struct ccache_serve_buf {
+	u8 data[PAGE_SIZE];				/* a compressed page */
+	struct ccache_entry *e[CCACHE_MAX_FOLIO_PAGES];	/* one folio's entries */
+};
+
+struct ccache_serve_buf *ccache_serve_buf_get(void);
+bool ccache_serve_folio(const struct ccache_key *key, struct folio *folio,
+			struct ccache_serve_buf *sb);
+
+/* blockdev.c */
+
+/*
+ * Is @inode a block device's own, whose page cache holds the device's
+ * blocks?  Not a device node on a filesystem, whose i_mode says S_ISBLK
+ * too but whose pages live in the device's inode.
+ */
+static inline bool ccache_inode_is_bdev(struct inode *inode)
+{
+	return S_ISBLK(inode->i_mode) && inode->i_sb->s_magic == BDEVFS_MAGIC;
+}
+
+int ccache_bdev_init(void);
+void ccache_bdev_exit(void);
+bool ccache_bdev_allowed(struct inode *inode);
+bool ccache_bdev_evicted(struct folio *folio);
+
+/* hooks.c; how far past a function's start ftrace may report it: ENDBR64 */
+#define CCACHE_HOOK_SLACK 8
 int ccache_hooks_init(void);
 unsigned int ccache_hooks_nr(void);
 int ccache_hook_missing(const char *kind, const char *name);
 void ccache_hooks_exit(void);
 void *ccache_symbol_address(const char *name);
+int ccache_ftrace_start(struct ftrace_ops *ops, ftrace_func_t func,
+			bool ipmodify, const unsigned long *ips, unsigned int n);
 struct tracepoint *ccache_tracepoint(const char *name);
 unsigned long ccache_hooks_missed(void);
 

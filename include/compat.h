@@ -15,11 +15,15 @@
  *                              replaces ftrace_instruction_pointer_set()
  *   CCACHE_HAVE_CRYPTO_CB_VOID crypto completions get the caller's data
  *                              pointer, not the crypto_async_request (6.3)
+ *   CCACHE_HAVE_BD_MAPPING     struct block_device has bd_mapping, its page
+ *                              cache, where it had bd_inode (6.10)
  */
 #ifndef _CCACHE_COMPAT_H
 #define _CCACHE_COMPAT_H
 
+#include <linux/blk_types.h>
 #include <linux/crypto.h>
+#include <linux/fs.h>
 #include <linux/ftrace.h>
 #include <linux/numa.h>
 #include <linux/shrinker.h>
@@ -150,5 +154,16 @@ static inline void *ccache_crypto_cb_data(struct crypto_async_request *arg)
 	return arg->data;
 }
 #endif
+
+/* The page cache of a block device. */
+static inline struct address_space *
+ccache_bdev_mapping(struct block_device *bdev)
+{
+#ifdef CCACHE_HAVE_BD_MAPPING
+	return bdev->bd_mapping;
+#else
+	return bdev->bd_inode->i_mapping;
+#endif
+}
 
 #endif /* _CCACHE_COMPAT_H */

@@ -18,7 +18,7 @@ for round in 1 2; do
 	# shellcheck disable=SC2016 # $1 is for the inner sh
 	check "round $round: the load line names the compressor, backend, limit and hooks" \
 		sh -c 'dmesg | grep "ccache: version .* loaded" | tail -n 1 |
-			grep -q "$1; hooked .* read_pages() and [0-9]* invalidation points"' \
+			grep -q "$1; hooked .* read_pages(), submit_bio_noacct() and [0-9]* invalidation points"' \
 		- "$knobs"
 	check "round $round: rmmod ccache" /sbin/rmmod ccache
 	check_fails "round $round: /sys/kernel/mm/ccache is gone" test -e /sys/kernel/mm/ccache

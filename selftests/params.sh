@@ -70,6 +70,8 @@ check_eq "compressor after writes" "$(cat $P/compressor)" lzo
 check_eq "filesystems after writes" "$(cat $P/filesystems)" ext4,xfs
 check "filesystems none" write filesystems none
 check_eq "filesystems reads back none" "$(cat $P/filesystems)" none
+check "filesystems bdev,ext4" write filesystems bdev,ext4
+check_eq "filesystems reads back ext4,bdev" "$(cat $P/filesystems)" ext4,bdev
 check "filesystems back to ext4,xfs" write filesystems ext4,xfs
 check_eq "enabled after writes" "$(cat $P/enabled)" Y
 check_fails "statistics are read-only" write version 1

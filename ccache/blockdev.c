@@ -1,0 +1,551 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * H5, block devices: a block device's own page cache holds what
+ * filesystems read through buffer heads (ext4's inode tables, directories,
+ * extent blocks and bitmaps, jbd2's journal) and what programs read from
+ * the device node.  With "bdev" in the filesystems knob ccache keeps those
+ * pages too: capture.c takes them at eviction like a file's, and a read
+ * bio for one of them is served here, where every bio passes:
+ * submit_bio_noacct(), redirected by ftrace as serve.c redirects
+ * read_pages().
+ *
+ * Coherence.  The kernel keeps a block device's page cache coherent with
+ * writes made through it, not with writes that bypass it: a file's data
+ * written over a block that held metadata, jbd2's copies of metadata in
+ * the journal, direct I/O or a program writing to the device.  The stale
+ * page does the kernel no harm: it is never read as it is, and eviction
+ * forgets it.  A copy kept past the eviction would be read, so:
+ *
+ *  1. Every bio that writes, discards or zeroes sectors erases, before it
+ *     goes on, the entries of every page it covers in every partition of
+ *     its disk (the whole disk included), whatever its path.
+ *  2. A page is captured only if it carries a *mark* (consumed by the
+ *     capture, erased by every deletion from the page cache): set when a
+ *     bio that reads the whole page is submitted, or when the store has
+ *     just served it, and only while no write is in flight.  A write
+ *     submitted after the mark erases it (1); one in flight when the read
+ *     began may land before or after the read, so none is set.  Pages
+ *     made in memory without a read (a new metadata block) have no mark.
+ *  3. Writes in flight are counted in bytes: added when a bio for a blk-mq
+ *     disk enters submit_bio_noacct() for the first time (before rule 1
+ *     erases anything), taken off as their requests complete
+ *     (block_rq_complete, which blk-mq fires for every completion, in
+ *     bytes).  A reader sets its mark, then looks at the count, and takes
+ *     the mark back if writes are in flight; a writer counts, then erases.
+ *     Either the reader sees the write, or the writer erases the mark.
+ *     A bio that fails before it becomes a request is never taken off:
+ *     the count then stays above zero and no page is marked again (safe,
+ *     and seen in the bdev_unmarked statistic).
+ *
+ * A capture consumes its pages' marks and inserts their entries under
+ * ccache_lock; a writer erases a page's mark before it erases the page's
+ * entry, under ccache_lock: so a capture either comes before the erase of
+ * its entry, or finds no mark.
+ *
+ * Keys: the device's inode (its dev_t) with the disk's diskseq as
+ * generation (ccache_key_of()), so that a loop device attached to another
+ * file, or another disk given the same number, never matches old entries.
+ * Only blk-mq disks that are neither zoned nor DAX-capable are cached;
+ * writes through other disks (device mapper, md) reach a blk-mq disk below
+ * them, whose entries they erase.
+ *
+ * Not seen: writes that are no bios (SG_IO or NVMe passthrough, which the
+ * kernel's own page cache does not see either), and writes already in
+ * flight when the module loaded (their completion may come after a read
+ * was marked).  Documentation/design.rst, "Metadata".
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bio.h>
+#include <linux/blk-mq.h>
+#include <linux/blkdev.h>
+#include <linux/buffer_head.h>
+#include <linux/delay.h>
+#include <linux/ftrace.h>
+#include <linux/module.h>
+#include <linux/pagemap.h>
+#include <linux/slab.h>
+#include <linux/tracepoint.h>
+#include <linux/xarray.h>
+
+#include "ccache.h"
+#include "store.h"
+#include "../include/compat.h"
+
+#define CCACHE_BIO_SUBMIT "submit_bio_noacct"
+#define CCACHE_FREE_BUFFERS "try_to_free_buffers"
+#define CCACHE_RQ_DONE_TP "block_rq_complete"
+
+static void (*ccache_orig_submit_bio)(struct bio *bio);
+static unsigned long ccache_free_buffers_addr;
+static struct ftrace_ops ccache_bdev_ops;
+static bool ccache_bdev_ops_registered;
+static struct tracepoint *ccache_rq_done_tp;
+static atomic_t ccache_bdev_inflight = ATOMIC_INIT(0);
+
+/* Bytes of counted writes submitted and not yet completed (rule 3). */
+static atomic_long_t ccache_bdev_writing = ATOMIC_LONG_INIT(0);
+
+/*
+ * Marks (rule 2), by (dev_t << 32 | page index); the value is the disk's
+ * diskseq, so that a mark of a past disk at the same number is no mark.
+ * The xarray's own lock, taken with interrupts off: the capture probe
+ * consumes marks under the page cache's locks.
+ */
+static DEFINE_XARRAY_FLAGS(ccache_bdev_marks, XA_FLAGS_LOCK_IRQ);
+
+/*
+ * Set before the first mark: from then on writes erase what they cover,
+ * "bdev" allowed or not, so that entries kept before it was taken out are
+ * never served stale when it is put back.
+ */
+static bool ccache_bdev_seen;
+
+/* The block devices' pseudo-filesystem, once a page of it was seen. */
+static struct super_block *ccache_bdev_sb;
+
+static bool ccache_bdev_counted_op(enum req_op op)
+{
+	return op == REQ_OP_WRITE || op == REQ_OP_DISCARD ||
+	       op == REQ_OP_SECURE_ERASE || op == REQ_OP_WRITE_ZEROES;
+}
+
+/*
+ * Will @bio, a write of a counted kind, become requests?  Not when
+ * submit_bio_noacct() ends it at once for want of support, as it does a
+ * discard to a disk without discard (mke2fs tries one): such a bio would
+ * never be taken off the count.  The same tests as that function's.
+ */
+static bool ccache_bdev_write_counted(struct bio *bio)
+{
+	struct block_device *bdev = bio->bi_bdev;
+
+	if (!ccache_bdev_counted_op(bio_op(bio)) ||
+	    bio_flagged(bio, BIO_TRACE_COMPLETION) ||
+	    !queue_is_mq(bdev_get_queue(bdev)) ||
+	    ((bio->bi_opf & REQ_NOWAIT) && !bdev_nowait(bdev)))
+		return false;
+	switch (bio_op(bio)) {
+	case REQ_OP_DISCARD:
+		return bdev_max_discard_sectors(bdev);
+	case REQ_OP_SECURE_ERASE:
+		return bdev_max_secure_erase_sectors(bdev);
+	case REQ_OP_WRITE_ZEROES:
+		return bdev_write_zeroes_sectors(bdev);
+	default:
+		return true;
+	}
+}
+
+/* May pages of this disk be kept at all? */
+static bool ccache_bdev_disk_ok(struct block_device *bdev)
+{
+	struct request_queue *q = bdev_get_queue(bdev);
+
+	return queue_is_mq(q) && !bdev_is_zoned(bdev) && !blk_queue_dax(q);
+}
+
+/**
+ * ccache_bdev_allowed() - may pages of this block device's page cache be
+ * kept?
+ * @inode: the block device's inode (S_ISBLK, on the bdev pseudo-filesystem)
+ *
+ * Context: any.
+ */
+bool ccache_bdev_allowed(struct inode *inode)
+{
+	return (ccache_param_filesystems() & BIT(CCACHE_FS_BDEV)) &&
+	       ccache_bdev_disk_ok(I_BDEV(inode));
+}
+
+/* The mark's index of page @index of the device @dev, or 0: none. */
+static unsigned long ccache_mark_index(dev_t dev, pgoff_t index)
+{
+	if (index >> 32)
+		return 0;
+	return (unsigned long)dev << 32 | index;
+}
+
+/*
+ * A mark's value: the disk's diskseq, and whether the page's buffers were
+ * all uptodate when reclaim freed them (@whole).  A page read through
+ * buffer heads (ext4's metadata) never becomes uptodate itself, only its
+ * buffers do, and they are gone by the time the page leaves.
+ */
+static void *ccache_mark_value(struct gendisk *disk, bool whole)
+{
+	return xa_mk_value((disk->diskseq & (LONG_MAX >> 2)) << 1 | whole);
+}
+
+/* Forget the marks of pages @first..@last of @dev; returns how many. */
+static unsigned long ccache_marks_erase(dev_t dev, pgoff_t first, pgoff_t last)
+{
+	unsigned long start = ccache_mark_index(dev, first), index, flags, n = 0;
+	void *mark;
+
+	if (!start && first)
+		return 0;
+	last = min_t(pgoff_t, last, U32_MAX);
+	xa_lock_irqsave(&ccache_bdev_marks, flags);
+	xa_for_each_range(&ccache_bdev_marks, index, mark, start,
+			  ccache_mark_index(dev, last)) {
+		__xa_erase(&ccache_bdev_marks, index);
+		n++;
+	}
+	xa_unlock_irqrestore(&ccache_bdev_marks, flags);
+	return n;
+}
+
+/**
+ * ccache_bdev_evicted() - a block device's folio leaves the page cache
+ * @folio: the folio; its mapping is a block device's
+ *
+ * Erases the marks of its pages, whatever the reason it leaves.
+ *
+ * Context: the capture probe; under ccache_lock when it captures (see the
+ * top of the file).
+ * Return: true when every page was marked and the folio, or each page's
+ * buffers when they were freed, uptodate: its data is what the disk
+ * holds, and it may be captured.
+ */
+bool ccache_bdev_evicted(struct folio *folio)
+{
+	struct inode *inode = folio->mapping->host;
+	struct gendisk *disk = I_BDEV(inode)->bd_disk;
+	void *whole = ccache_mark_value(disk, true);
+	void *read = folio_test_uptodate(folio) ?
+		     ccache_mark_value(disk, false) : whole;
+	unsigned long index = ccache_mark_index(inode->i_rdev, folio->index);
+	long i, nr = folio_nr_pages(folio);
+	bool marked = index;
+	void *mark;
+
+	if (xa_empty(&ccache_bdev_marks))
+		return false;
+	xa_lock(&ccache_bdev_marks);
+	for (i = 0; i < nr && index; i++) {
+		mark = __xa_erase(&ccache_bdev_marks, index + i);
+		if (mark != read && mark != whole)
+			marked = false;
+	}
+	xa_unlock(&ccache_bdev_marks);
+	return marked;
+}
+
+/*
+ * try_to_free_buffers(folio): reclaim frees a page's buffer heads before
+ * it evicts the page.  A marked page of a block device that is not
+ * uptodate itself is whole only if every buffer is: say so in its marks,
+ * or erase them.  The folio is locked and none of its buffers is busy
+ * (else the call fails, and the next one looks again).
+ */
+static void ccache_bdev_buffers_freed(struct folio *folio)
+{
+	struct address_space *mapping = READ_ONCE(folio->mapping);
+	struct buffer_head *head, *bh;
+	unsigned long index, flags;
+	struct gendisk *disk;
+	bool whole = true;
+	long i, nr;
+
+	if (xa_empty(&ccache_bdev_marks) || !mapping || !mapping->host ||
+	    !ccache_inode_is_bdev(mapping->host) || folio_test_uptodate(folio))
+		return;
+	head = folio_buffers(folio);
+	if (!head)
+		return;
+	bh = head;
+	do {
+		whole &= buffer_uptodate(bh);
+		bh = bh->b_this_page;
+	} while (bh != head);
+	disk = I_BDEV(mapping->host)->bd_disk;
+	index = ccache_mark_index(mapping->host->i_rdev, folio->index);
+	nr = folio_nr_pages(folio);
+	xa_lock_irqsave(&ccache_bdev_marks, flags);
+	for (i = 0; i < nr && index; i++) {
+		if (xa_load(&ccache_bdev_marks, index + i) !=
+		    ccache_mark_value(disk, false))
+			continue;
+		if (whole)
+			__xa_store(&ccache_bdev_marks, index + i,
+				   ccache_mark_value(disk, true), GFP_ATOMIC);
+		else
+			__xa_erase(&ccache_bdev_marks, index + i);
+	}
+	xa_unlock_irqrestore(&ccache_bdev_marks, flags);
+}
+
+/*
+ * Mark the pages a read @bio of the device's own page cache fills whole,
+ * each at its own place, as rule 2 says: the marks first, then the look
+ * at the writes in flight.
+ */
+static void ccache_bdev_mark(struct bio *bio)
+{
+	struct address_space *mapping = ccache_bdev_mapping(bio->bi_bdev);
+	void *mark = ccache_mark_value(bio->bi_bdev->bd_disk, false);
+	dev_t dev = bio->bi_bdev->bd_dev;
+	pgoff_t index, first = ULONG_MAX, last = 0;
+	struct bvec_iter iter;
+	unsigned long flags;
+	struct folio *folio;
+	struct bio_vec bv;
+	bool failed = false;
+
+	if (bio_flagged(bio, BIO_REMAPPED))
+		return;
+	xa_lock_irqsave(&ccache_bdev_marks, flags);
+	bio_for_each_segment(bv, bio, iter) {
+		folio = page_folio(bv.bv_page);
+		index = iter.bi_sector >> (PAGE_SHIFT - SECTOR_SHIFT);
+		/* the mapping before anything else: a bio's page may be anything */
+		if (READ_ONCE(folio->mapping) != mapping || bv.bv_offset ||
+		    bv.bv_len != PAGE_SIZE ||
+		    folio->index + folio_page_idx(folio, bv.bv_page) != index ||
+		    !ccache_mark_index(dev, index))
+			continue;
+		first = min(first, index);
+		last = max(last, index);
+		failed |= xa_is_err(__xa_store(&ccache_bdev_marks,
+					       ccache_mark_index(dev, index),
+					       mark, GFP_NOWAIT | __GFP_NOWARN));
+	}
+	xa_unlock_irqrestore(&ccache_bdev_marks, flags);
+	if (first > last)
+		return;
+	smp_mb();	/* pairs with the one in ccache_bdev_hook() */
+	if (failed || atomic_long_read(&ccache_bdev_writing))
+		ccache_marks_erase(dev, first, last);
+}
+
+/*
+ * The folio a read @bio fills whole, when it is a page cache folio of the
+ * device it reads, at its own place; else NULL.
+ */
+static struct folio *ccache_bdev_read_folio(struct bio *bio)
+{
+	struct bio_vec *bv;
+	struct folio *folio;
+
+	/* a clone (device mapper) shares its parent's vectors: not ours */
+	if (bio->bi_vcnt != 1 || bio_flagged(bio, BIO_CLONED) ||
+	    bio_flagged(bio, BIO_REMAPPED))
+		return NULL;
+	bv = bio_first_bvec_all(bio);
+	folio = page_folio(bv->bv_page);
+	/*
+	 * The mapping before anything else: a bio's page may be anything.  The
+	 * size tells that the bio starts at its vector's start.
+	 */
+	if (READ_ONCE(folio->mapping) != ccache_bdev_mapping(bio->bi_bdev) ||
+	    bv->bv_page != &folio->page || bv->bv_offset ||
+	    bv->bv_len != folio_size(folio) ||
+	    bio->bi_iter.bi_size != bv->bv_len ||
+	    bio->bi_iter.bi_sector !=
+	    (sector_t)folio->index << (PAGE_SHIFT - SECTOR_SHIFT))
+		return NULL;
+	return folio;
+}
+
+/* Serve or mark a read of the device's own page cache, then submit it. */
+static void ccache_bdev_read(struct bio *bio)
+{
+	struct address_space *mapping = ccache_bdev_mapping(bio->bi_bdev);
+	struct ccache_serve_buf *sb;
+	struct folio *folio;
+	struct ccache_key key;
+
+	if (!ccache_bdev_allowed(mapping->host)) {
+		ccache_orig_submit_bio(bio);
+		return;
+	}
+	WRITE_ONCE(ccache_bdev_sb, mapping->host->i_sb);
+	WRITE_ONCE(ccache_bdev_seen, true);	/* before the marks: see there */
+	ccache_bdev_mark(bio);
+	folio = ccache_bdev_read_folio(bio);
+	if (!folio) {
+		ccache_orig_submit_bio(bio);
+		return;
+	}
+	ccache_key_of(mapping->host, &key);
+	sb = (bio->bi_opf & REQ_NOWAIT) ? NULL : ccache_serve_buf_get();
+	if (sb && ccache_serve_folio(&key, folio, sb)) {
+		kfree(sb);
+		ccache_stat_add(bdev_hits, folio_nr_pages(folio));
+		bio->bi_status = BLK_STS_OK;
+		bio_endio(bio);
+		return;
+	}
+	kfree(sb);
+	ccache_stat_add(bdev_misses, folio_nr_pages(folio));
+	ccache_orig_submit_bio(bio);
+}
+
+/*
+ * Erase what the store holds of sectors @start..@end - 1 of @disk, in
+ * each of its partitions: marks first, then entries (the top of the file).
+ */
+static void ccache_bdev_erase(struct gendisk *disk, sector_t start,
+			      sector_t end)
+{
+	struct super_block *bdev_sb = READ_ONCE(ccache_bdev_sb);
+	struct block_device *part;
+	sector_t from, to;
+	struct ccache_key key;
+	unsigned long i;
+
+	rcu_read_lock();
+	xa_for_each(&disk->part_tbl, i, part) {
+		from = max(start, part->bd_start_sect);
+		to = min(end, part->bd_start_sect + bdev_nr_sectors(part));
+		if (from >= to)
+			continue;
+		from = (from - part->bd_start_sect) >> (PAGE_SHIFT - SECTOR_SHIFT);
+		to = (to - 1 - part->bd_start_sect) >> (PAGE_SHIFT - SECTOR_SHIFT);
+		ccache_marks_erase(part->bd_dev, from, to);
+		if (!bdev_sb)
+			continue;
+		key = (struct ccache_key) {
+			.sb = bdev_sb, .ino = part->bd_dev,
+			.generation = (u32)disk->diskseq,
+		};
+		ccache_stat_add(invalidations, ccache_erase_file(&key, from, to));
+	}
+	rcu_read_unlock();
+}
+
+/* A write, discard or zeroing: erase what it covers, then submit it. */
+static void ccache_bdev_write(struct bio *bio)
+{
+	struct block_device *bdev = bio->bi_bdev;
+	sector_t start = bio->bi_iter.bi_sector;
+
+	if (!bio_flagged(bio, BIO_REMAPPED))
+		start += bdev->bd_start_sect;
+	ccache_bdev_erase(bdev->bd_disk, start, start + bio_sectors(bio));
+	ccache_orig_submit_bio(bio);
+}
+
+/* What submit_bio_noacct() callers reach when ccache_bdev_hook() says so. */
+static noinline void ccache_submit_bio(struct bio *bio)
+{
+	atomic_inc(&ccache_bdev_inflight);
+	if (bio_op(bio) == REQ_OP_READ)
+		ccache_bdev_read(bio);
+	else
+		ccache_bdev_write(bio);
+	atomic_dec(&ccache_bdev_inflight);
+	barrier();	/* no tail call: see serve.c */
+}
+
+/*
+ * Every bio: count the writes (rule 3), and send to ccache_submit_bio()
+ * the reads ccache may serve and the writes that may cover what it keeps.
+ * And every try_to_free_buffers().
+ */
+static void notrace ccache_bdev_hook(unsigned long ip, unsigned long parent_ip,
+				     struct ftrace_ops *ops,
+				     struct ftrace_regs *fregs)
+{
+	struct pt_regs *regs = ftrace_get_regs(fregs);
+	struct bio *bio;
+	bool mine;
+
+	if (!regs)
+		return;
+	if (ip - ccache_free_buffers_addr < CCACHE_HOOK_SLACK) {
+		ccache_bdev_buffers_freed((void *)regs_get_kernel_argument(regs, 0));
+		return;
+	}
+	if (within_module(parent_ip, THIS_MODULE))
+		return;
+	bio = (struct bio *)regs_get_kernel_argument(regs, 0);
+	if (bio_op(bio) == REQ_OP_READ) {
+		mine = ccache_param_filesystems() & BIT(CCACHE_FS_BDEV) &&
+		       ccache_param_enabled();
+	} else {
+		if (ccache_bdev_write_counted(bio))
+			atomic_long_add(bio->bi_iter.bi_size,
+					&ccache_bdev_writing);
+		smp_mb();	/* count, then erase: ccache_bdev_mark() */
+		mine = bio_sectors(bio) && READ_ONCE(ccache_bdev_seen);
+	}
+	if (mine)
+		ccache_ftrace_set_ip(fregs, (unsigned long)ccache_submit_bio);
+}
+
+/* A request completed @nr_bytes: take its writes off the count. */
+static void ccache_bdev_rq_done(void *data, struct request *rq,
+				blk_status_t error, unsigned int nr_bytes)
+{
+	long old, new;
+
+	if (!ccache_bdev_counted_op(req_op(rq)) || !nr_bytes)
+		return;
+	old = atomic_long_read(&ccache_bdev_writing);
+	do {
+		new = old > nr_bytes ? old - nr_bytes : 0;
+	} while (!atomic_long_try_cmpxchg(&ccache_bdev_writing, &old, new));
+}
+
+/**
+ * ccache_bdev_init() - count writes, and redirect submit_bio_noacct()
+ *
+ * Return: 0, or a negative errno with the reason logged.
+ */
+int ccache_bdev_init(void)
+{
+	unsigned long ips[2];
+	int err;
+
+	ccache_orig_submit_bio = ccache_symbol_address(CCACHE_BIO_SUBMIT);
+	if (!ccache_orig_submit_bio)
+		return ccache_hook_missing("kernel function", CCACHE_BIO_SUBMIT);
+	ccache_free_buffers_addr =
+		(unsigned long)ccache_symbol_address(CCACHE_FREE_BUFFERS);
+	if (!ccache_free_buffers_addr)
+		return ccache_hook_missing("kernel function",
+					   CCACHE_FREE_BUFFERS);
+	ccache_rq_done_tp = ccache_tracepoint(CCACHE_RQ_DONE_TP);
+	if (!ccache_rq_done_tp)
+		return -ENOENT;
+	err = tracepoint_probe_register(ccache_rq_done_tp, ccache_bdev_rq_done,
+					NULL);
+	if (err) {
+		pr_err("cannot attach to tracepoint %s: %d\n",
+		       CCACHE_RQ_DONE_TP, err);
+		return err;
+	}
+	ips[0] = (unsigned long)ccache_orig_submit_bio;
+	ips[1] = ccache_free_buffers_addr;
+	err = ccache_ftrace_start(&ccache_bdev_ops, ccache_bdev_hook, true, ips,
+				  ARRAY_SIZE(ips));
+	if (err) {
+		pr_err("cannot redirect %s or trace %s: %d\n", CCACHE_BIO_SUBMIT,
+		       CCACHE_FREE_BUFFERS, err);
+		ccache_bdev_exit();
+		return err;
+	}
+	ccache_bdev_ops_registered = true;
+	return 0;
+}
+
+/**
+ * ccache_bdev_exit() - stop; returns when no task is inside
+ * ccache_submit_bio() any more
+ */
+void ccache_bdev_exit(void)
+{
+	if (ccache_bdev_ops_registered)
+		unregister_ftrace_function(&ccache_bdev_ops);
+	ccache_bdev_ops_registered = false;
+	ftrace_free_filter(&ccache_bdev_ops);
+	while (atomic_read(&ccache_bdev_inflight))
+		msleep(20);
+	synchronize_rcu_tasks();	/* between the atomic_dec() and the return */
+	tracepoint_probe_unregister(ccache_rq_done_tp, ccache_bdev_rq_done,
+				    NULL);
+	tracepoint_synchronize_unregister();
+	xa_destroy(&ccache_bdev_marks);
+}
