@@ -236,14 +236,16 @@ bool ccache_bdev_evicted(struct folio *folio)
  * try_to_free_buffers(folio): reclaim frees a page's buffer heads before
  * it evicts the page.  A marked page of a block device that is not
  * uptodate itself is whole only if every buffer is: say so in its marks,
- * or erase them.  The folio is locked and none of its buffers is busy
- * (else the call fails, and the next one looks again).
+ * or erase them.  The folio is locked and none of its buffers is busy;
+ * when the call fails the page stays, and the next call looks again (a
+ * mark said whole before goes if a buffer no longer is).
  */
 static void ccache_bdev_buffers_freed(struct folio *folio)
 {
 	struct address_space *mapping = READ_ONCE(folio->mapping);
 	struct buffer_head *head, *bh;
 	unsigned long index, flags;
+	void *read, *mark, *done;
 	struct gendisk *disk;
 	bool whole = true;
 	long i, nr;
@@ -260,16 +262,18 @@ static void ccache_bdev_buffers_freed(struct folio *folio)
 		bh = bh->b_this_page;
 	} while (bh != head);
 	disk = I_BDEV(mapping->host)->bd_disk;
+	read = ccache_mark_value(disk, false);
+	done = ccache_mark_value(disk, true);
 	index = ccache_mark_index(mapping->host->i_rdev, folio->index);
 	nr = folio_nr_pages(folio);
 	xa_lock_irqsave(&ccache_bdev_marks, flags);
 	for (i = 0; i < nr && index; i++) {
-		if (xa_load(&ccache_bdev_marks, index + i) !=
-		    ccache_mark_value(disk, false))
+		mark = xa_load(&ccache_bdev_marks, index + i);
+		if (mark != read && mark != done)
 			continue;
-		if (whole)
-			__xa_store(&ccache_bdev_marks, index + i,
-				   ccache_mark_value(disk, true), GFP_ATOMIC);
+		if (whole)	/* replaces a value: no allocation */
+			__xa_store(&ccache_bdev_marks, index + i, done,
+				   GFP_ATOMIC);
 		else
 			__xa_erase(&ccache_bdev_marks, index + i);
 	}
