@@ -313,7 +313,7 @@ static void ccache_capture_probe(void *data, struct folio *folio)
 	capture = ccache_folio_reclaimed(folio) && ccache_param_enabled() &&
 		  (!bdev || ccache_bdev_allowed(mapping->host));
 	if (capture && !(ccache_folio_capturable(folio, bdev) &&
-			 ccache_mapping_allowed(mapping->host))) {
+			 (bdev || ccache_fs_allowed(mapping->host)))) {
 		ccache_key_of(mapping->host, &key);
 		ccache_reject(&key, folio->index, nr, CCACHE_REJECT_POLICY);
 		capture = false;

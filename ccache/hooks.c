@@ -370,19 +370,15 @@ unsigned int ccache_hooks_nr(void)
 	return ARRAY_SIZE(ccache_hooks);
 }
 
-/* Find @hook's function and add it to the ftrace filter. */
+/* Find @hook's function. */
 static int ccache_hook_find(struct ccache_hook *hook)
 {
 	void *addr = ccache_symbol_address(hook->symbol);
-	int err;
 
 	if (!addr)
 		return ccache_hook_missing("kernel function", hook->symbol);
 	hook->addr = (unsigned long)addr;
-	err = ftrace_set_filter_ip(&ccache_hooks_ops, hook->addr, 0, 0);
-	if (err)
-		pr_err("cannot trace %s: %d\n", hook->symbol, err);
-	return err;
+	return 0;
 }
 
 /* Probe the return of @hook's function, if it has work there. */
@@ -413,16 +409,17 @@ static int ccache_hook_register_return(struct ccache_hook *hook)
  */
 int ccache_hooks_init(void)
 {
+	unsigned long ips[ARRAY_SIZE(ccache_hooks)];
 	size_t i;
 	int err = 0;
 
-	ccache_hooks_ops.func = ccache_hook_entry;
-	ccache_hooks_ops.flags = FTRACE_OPS_FL_SAVE_REGS |
-				 FTRACE_OPS_FL_RECURSION;
-	for (i = 0; !err && i < ARRAY_SIZE(ccache_hooks); i++)
+	for (i = 0; !err && i < ARRAY_SIZE(ccache_hooks); i++) {
 		err = ccache_hook_find(&ccache_hooks[i]);
+		ips[i] = ccache_hooks[i].addr;
+	}
 	if (!err) {
-		err = register_ftrace_function(&ccache_hooks_ops);
+		err = ccache_ftrace_start(&ccache_hooks_ops, ccache_hook_entry,
+					  false, ips, ARRAY_SIZE(ips));
 		if (err)
 			pr_err("cannot trace the invalidation hooks: %d\n", err);
 		ccache_hooks_ops_registered = !err;
