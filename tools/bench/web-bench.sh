@@ -94,6 +94,8 @@ cc-fixed|ccache, pool_sizing=fixed|1|1||cpu|lzo|0|pool_sizing=fixed
 cc-boost|ccache, offload_boost_percent=25|1|1||cpu|lzo|0|offload_boost_percent=25
 cc-meta|ccache, metadata too (filesystems=ext4,bdev)|1|1||cpu|lzo|0|filesystems=ext4,bdev
 cc40-meta|ccache 40%, metadata too|1|1|40|cpu|lzo|0|filesystems=ext4,bdev
+cc60-meta|ccache 60%, metadata too|1|1|60|cpu|lzo|0|filesystems=ext4,bdev
+cc60-meta-2R|ccache 60%, metadata too, 2R|2|1|60|cpu|lzo|0|filesystems=ext4,bdev
 dmz|dm-cache on zram, ccache's budget|1|0||-|-|1
 cc20|ccache 20%|1|1|20|cpu|lzo|0
 cc40|ccache 40%|1|1|40|cpu|lzo|0
