@@ -21,12 +21,21 @@
  *     its disk (the whole disk included), whatever its path.
  *  2. A page is captured only if it carries a *mark* (consumed by the
  *     capture, erased by every deletion from the page cache): set when a
- *     bio that reads the whole page is submitted, or when the store has
- *     just served it, and only while no write is in flight.  A write
- *     submitted after the mark erases it (1); one in flight when the read
- *     began may land before or after the read, so none is set.  Pages
- *     made in memory without a read (a new metadata block) have no mark.
- *  3. Writes in flight are counted in bytes: added when a bio for a blk-mq
+ *     bio that reads the whole page is submitted, and only while no write
+ *     is in flight.  A write submitted after the mark erases it (1); one
+ *     in flight when the read began may land before or after the read, so
+ *     none is set.  Pages made in memory without a read (a new metadata
+ *     block) have no mark.
+ *  3. A mark holds the CRC32C of what the read brought, taken as its
+ *     request completes (block_rq_complete), or as the store serves the
+ *     page; the page is captured only if its bytes still have that CRC.
+ *     A page can differ from the disk without any write: ext4 changes a
+ *     metadata buffer in place, and jbd2 drops the change without writing
+ *     it when the journal aborts (a shutdown, an error) or when the block
+ *     is freed in the same transaction (jbd2_journal_forget()), leaving
+ *     the page clean.  The kernel forgets it at eviction; ccache must not
+ *     keep it.  A read that fails never gets its CRC.
+ *  4. Writes in flight are counted in bytes: added when a bio for a blk-mq
  *     disk enters submit_bio_noacct() for the first time (before rule 1
  *     erases anything), taken off as their requests complete
  *     (block_rq_complete, which blk-mq fires for every completion, in
@@ -59,7 +68,8 @@
 #include <linux/bio.h>
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
-#include <linux/buffer_head.h>
+#include <linux/crc32c.h>
+#include <linux/highmem.h>
 #include <linux/delay.h>
 #include <linux/ftrace.h>
 #include <linux/module.h>
@@ -73,24 +83,22 @@
 #include "../include/compat.h"
 
 #define CCACHE_BIO_SUBMIT "submit_bio_noacct"
-#define CCACHE_FREE_BUFFERS "try_to_free_buffers"
 #define CCACHE_RQ_DONE_TP "block_rq_complete"
 
 static void (*ccache_orig_submit_bio)(struct bio *bio);
-static unsigned long ccache_free_buffers_addr;
 static struct ftrace_ops ccache_bdev_ops;
 static bool ccache_bdev_ops_registered;
 static struct tracepoint *ccache_rq_done_tp;
 static atomic_t ccache_bdev_inflight = ATOMIC_INIT(0);
 
-/* Bytes of counted writes submitted and not yet completed (rule 3). */
+/* Bytes of counted writes submitted and not yet completed (rule 4). */
 static atomic_long_t ccache_bdev_writing = ATOMIC_LONG_INIT(0);
 
 /*
- * Marks (rule 2), by (dev_t << 32 | page index); the value is the disk's
- * diskseq, so that a mark of a past disk at the same number is no mark.
- * The xarray's own lock, taken with interrupts off: the capture probe
- * consumes marks under the page cache's locks.
+ * Marks (rules 2 and 3), by (dev_t << 32 | page index); the value is
+ * ccache_mark_value()'s.  The xarray's own lock, taken with interrupts
+ * off: the capture probe consumes marks under the page cache's locks, and
+ * requests complete in interrupts.
  */
 static DEFINE_XARRAY_FLAGS(ccache_bdev_marks, XA_FLAGS_LOCK_IRQ);
 
@@ -167,14 +175,56 @@ static unsigned long ccache_mark_index(dev_t dev, pgoff_t index)
 }
 
 /*
- * A mark's value: the disk's diskseq, and whether the page's buffers were
- * all uptodate when reclaim freed them (@whole).  A page read through
- * buffer heads (ext4's metadata) never becomes uptodate itself, only its
- * buffers do, and they are gone by the time the page leaves.
+ * A mark's value: the low 30 bits of the disk's diskseq (a mark of a past
+ * disk at the same number is no mark), the CRC32C of the page as read
+ * (@crc), and whether the read has completed (@read; until then @crc is
+ * 0).
  */
-static void *ccache_mark_value(struct gendisk *disk, bool whole)
+#define CCACHE_MARK_READ	BIT(0)
+#define CCACHE_MARK_CRC_SHIFT	1
+#define CCACHE_MARK_SEQ_SHIFT	33
+
+static unsigned long ccache_mark_seq(struct gendisk *disk)
 {
-	return xa_mk_value((disk->diskseq & (LONG_MAX >> 2)) << 1 | whole);
+	return (disk->diskseq & GENMASK(29, 0)) << CCACHE_MARK_SEQ_SHIFT;
+}
+
+static void *ccache_mark_value(struct gendisk *disk, u32 crc, bool read)
+{
+	return xa_mk_value(ccache_mark_seq(disk) |
+			   (unsigned long)crc << CCACHE_MARK_CRC_SHIFT |
+			   (read ? CCACHE_MARK_READ : 0));
+}
+
+static u32 ccache_page_crc(struct page *page)
+{
+	void *data = kmap_local_page(page);
+	u32 crc = crc32c(~0U, data, PAGE_SIZE);
+
+	kunmap_local(data);
+	return crc;
+}
+
+/*
+ * Page @index of @bdev, @page, was read whole: if its read's mark is still
+ * there (no write since), it gets the CRC of what the read brought.
+ *
+ * Context: any, the read's page locked or its buffer.
+ */
+static void ccache_bdev_page_read(struct block_device *bdev, struct page *page,
+				  pgoff_t index)
+{
+	unsigned long i = ccache_mark_index(bdev->bd_dev, index), flags;
+	void *pending = ccache_mark_value(bdev->bd_disk, 0, false);
+	void *read;
+
+	if (!i || xa_load(&ccache_bdev_marks, i) != pending)
+		return;
+	read = ccache_mark_value(bdev->bd_disk, ccache_page_crc(page), true);
+	xa_lock_irqsave(&ccache_bdev_marks, flags);
+	/* replaces a value: no allocation */
+	__xa_cmpxchg(&ccache_bdev_marks, i, pending, read, GFP_ATOMIC);
+	xa_unlock_irqrestore(&ccache_bdev_marks, flags);
 }
 
 /* Forget the marks of pages @first..@last of @dev; returns how many. */
@@ -197,87 +247,73 @@ static unsigned long ccache_marks_erase(dev_t dev, pgoff_t first, pgoff_t last)
 }
 
 /**
+ * ccache_bdev_verify() - before a block device's folio is captured: keep
+ * the marks of its pages whose bytes are still what their reads brought
+ * @folio: the folio, leaving the page cache through reclaim; its mapping
+ *	is a block device's
+ *
+ * Erases the others' marks, so that ccache_bdev_evicted() refuses the
+ * folio.  Nothing marks a page of a folio on its way out (no read can
+ * start on it), so what this leaves holds until ccache_bdev_evicted().
+ *
+ * Context: the capture probe, before it takes ccache_lock: the CRCs are
+ * no work for a lock every CPU takes.
+ */
+void ccache_bdev_verify(struct folio *folio)
+{
+	struct inode *inode = folio->mapping->host;
+	unsigned long index = ccache_mark_index(inode->i_rdev, folio->index);
+	long i, nr = folio_nr_pages(folio);
+	unsigned long flags;
+	void *mark, *good;
+
+	for (i = 0; i < nr && index && !xa_empty(&ccache_bdev_marks); i++) {
+		mark = xa_load(&ccache_bdev_marks, index + i);
+		if (!mark)
+			continue;
+		good = ccache_mark_value(I_BDEV(inode)->bd_disk,
+					 ccache_page_crc(folio_page(folio, i)),
+					 true);
+		if (mark == good)
+			continue;
+		xa_lock_irqsave(&ccache_bdev_marks, flags);
+		__xa_erase(&ccache_bdev_marks, index + i);
+		xa_unlock_irqrestore(&ccache_bdev_marks, flags);
+	}
+}
+
+/**
  * ccache_bdev_evicted() - a block device's folio leaves the page cache
  * @folio: the folio; its mapping is a block device's
  *
  * Erases the marks of its pages, whatever the reason it leaves.
  *
  * Context: the capture probe; under ccache_lock when it captures (see the
- * top of the file).
- * Return: true when every page was marked and the folio, or each page's
- * buffers when they were freed, uptodate: its data is what the disk
- * holds, and it may be captured.
+ * top of the file), after ccache_bdev_verify().
+ * Return: true when every page had a mark of its completed read: its data
+ * is what the disk holds, and it may be captured.
  */
 bool ccache_bdev_evicted(struct folio *folio)
 {
 	struct inode *inode = folio->mapping->host;
-	struct gendisk *disk = I_BDEV(inode)->bd_disk;
-	void *whole = ccache_mark_value(disk, true);
-	void *read = folio_test_uptodate(folio) ?
-		     ccache_mark_value(disk, false) : whole;
 	unsigned long index = ccache_mark_index(inode->i_rdev, folio->index);
+	unsigned long seq = ccache_mark_seq(I_BDEV(inode)->bd_disk);
 	long i, nr = folio_nr_pages(folio);
 	bool marked = index;
-	void *mark;
+	unsigned long mark;
 
 	if (xa_empty(&ccache_bdev_marks))
 		return false;
 	xa_lock(&ccache_bdev_marks);
 	for (i = 0; i < nr && index; i++) {
-		mark = __xa_erase(&ccache_bdev_marks, index + i);
-		if (mark != read && mark != whole)
+		mark = xa_to_value(__xa_erase(&ccache_bdev_marks, index + i));
+		/* the same disk, and read: the CRC was checked just before */
+		if (!(mark & CCACHE_MARK_READ) ||
+		    (mark & ~GENMASK(CCACHE_MARK_SEQ_SHIFT - 1, 0)) != seq)
 			marked = false;
 	}
 	xa_unlock(&ccache_bdev_marks);
 	return marked;
-}
-
-/*
- * try_to_free_buffers(folio): reclaim frees a page's buffer heads before
- * it evicts the page.  A marked page of a block device that is not
- * uptodate itself is whole only if every buffer is: say so in its marks,
- * or erase them.  The folio is locked and none of its buffers is busy;
- * when the call fails the page stays, and the next call looks again (a
- * mark said whole before goes if a buffer no longer is).
- */
-static void ccache_bdev_buffers_freed(struct folio *folio)
-{
-	struct address_space *mapping = READ_ONCE(folio->mapping);
-	struct buffer_head *head, *bh;
-	unsigned long index, flags;
-	void *read, *mark, *done;
-	struct gendisk *disk;
-	bool whole = true;
-	long i, nr;
-
-	if (xa_empty(&ccache_bdev_marks) || !mapping || !mapping->host ||
-	    !ccache_inode_is_bdev(mapping->host) || folio_test_uptodate(folio))
-		return;
-	head = folio_buffers(folio);
-	if (!head)
-		return;
-	bh = head;
-	do {
-		whole &= buffer_uptodate(bh);
-		bh = bh->b_this_page;
-	} while (bh != head);
-	disk = I_BDEV(mapping->host)->bd_disk;
-	read = ccache_mark_value(disk, false);
-	done = ccache_mark_value(disk, true);
-	index = ccache_mark_index(mapping->host->i_rdev, folio->index);
-	nr = folio_nr_pages(folio);
-	xa_lock_irqsave(&ccache_bdev_marks, flags);
-	for (i = 0; i < nr && index; i++) {
-		mark = xa_load(&ccache_bdev_marks, index + i);
-		if (mark != read && mark != done)
-			continue;
-		if (whole)	/* replaces a value: no allocation */
-			__xa_store(&ccache_bdev_marks, index + i, done,
-				   GFP_ATOMIC);
-		else
-			__xa_erase(&ccache_bdev_marks, index + i);
-	}
-	xa_unlock_irqrestore(&ccache_bdev_marks, flags);
 }
 
 /*
@@ -288,7 +324,7 @@ static void ccache_bdev_buffers_freed(struct folio *folio)
 static void ccache_bdev_mark(struct bio *bio)
 {
 	struct address_space *mapping = ccache_bdev_mapping(bio->bi_bdev);
-	void *mark = ccache_mark_value(bio->bi_bdev->bd_disk, false);
+	void *mark = ccache_mark_value(bio->bi_bdev->bd_disk, 0, false);
 	dev_t dev = bio->bi_bdev->bd_dev;
 	pgoff_t index, first = ULONG_MAX, last = 0;
 	struct bvec_iter iter;
@@ -359,6 +395,7 @@ static void ccache_bdev_read(struct bio *bio)
 	struct ccache_serve_buf *sb;
 	struct folio *folio;
 	struct ccache_key key;
+	long i;
 
 	if (!ccache_bdev_allowed(mapping->host)) {
 		ccache_orig_submit_bio(bio);
@@ -376,6 +413,10 @@ static void ccache_bdev_read(struct bio *bio)
 	sb = (bio->bi_opf & REQ_NOWAIT) ? NULL : ccache_serve_buf_get();
 	if (sb && ccache_serve_folio(&key, folio, sb)) {
 		kfree(sb);
+		for (i = 0; i < folio_nr_pages(folio); i++)
+			ccache_bdev_page_read(bio->bi_bdev,
+					      folio_page(folio, i),
+					      folio->index + i);
 		ccache_stat_add(bdev_hits, folio_nr_pages(folio));
 		bio->bi_status = BLK_STS_OK;
 		bio_endio(bio);
@@ -444,9 +485,8 @@ static noinline void ccache_submit_bio(struct bio *bio)
 }
 
 /*
- * Every bio: count the writes (rule 3), and send to ccache_submit_bio()
+ * Every bio: count the writes (rule 4), and send to ccache_submit_bio()
  * the reads ccache may serve and the writes that may cover what it keeps.
- * And every try_to_free_buffers().
  */
 static void notrace ccache_bdev_hook(unsigned long ip, unsigned long parent_ip,
 				     struct ftrace_ops *ops,
@@ -456,13 +496,7 @@ static void notrace ccache_bdev_hook(unsigned long ip, unsigned long parent_ip,
 	struct bio *bio;
 	bool mine;
 
-	if (!regs)
-		return;
-	if (ip - ccache_free_buffers_addr < CCACHE_HOOK_SLACK) {
-		ccache_bdev_buffers_freed((void *)regs_get_kernel_argument(regs, 0));
-		return;
-	}
-	if (within_module(parent_ip, THIS_MODULE))
+	if (!regs || within_module(parent_ip, THIS_MODULE))
 		return;
 	bio = (struct bio *)regs_get_kernel_argument(regs, 0);
 	if (bio_op(bio) == REQ_OP_READ) {
@@ -479,12 +513,49 @@ static void notrace ccache_bdev_hook(unsigned long ip, unsigned long parent_ip,
 		ccache_ftrace_set_ip(fregs, (unsigned long)ccache_submit_bio);
 }
 
-/* A request completed @nr_bytes: take its writes off the count. */
+/*
+ * A read request completed its first @nr_bytes: the pages they filled
+ * whole get their CRCs (rule 3).  The data is in memory; the bios that
+ * get it are still the request's, each from where an earlier partial
+ * completion left it.
+ */
+static void ccache_bdev_rq_read(struct request *rq, unsigned int nr_bytes)
+{
+	struct bvec_iter iter;
+	struct folio *folio;
+	struct bio_vec bv;
+	struct bio *bio;
+
+	__rq_for_each_bio(bio, rq) {
+		bio_for_each_segment(bv, bio, iter) {
+			if (bv.bv_len > nr_bytes)
+				return;
+			nr_bytes -= bv.bv_len;
+			folio = page_folio(bv.bv_page);
+			/* the mapping first: a bio's page may be anything */
+			if (READ_ONCE(folio->mapping) !=
+			    ccache_bdev_mapping(bio->bi_bdev) ||
+			    bv.bv_offset || bv.bv_len != PAGE_SIZE)
+				continue;
+			ccache_bdev_page_read(bio->bi_bdev, bv.bv_page,
+					      folio->index +
+					      folio_page_idx(folio, bv.bv_page));
+		}
+	}
+}
+
+/*
+ * A request completed @nr_bytes: take its writes off the count (rule 4),
+ * or give its reads' marks their CRCs.
+ */
 static void ccache_bdev_rq_done(void *data, struct request *rq,
 				blk_status_t error, unsigned int nr_bytes)
 {
 	long old, new;
 
+	if (req_op(rq) == REQ_OP_READ && !error &&
+	    !xa_empty(&ccache_bdev_marks))
+		ccache_bdev_rq_read(rq, nr_bytes);
 	if (!ccache_bdev_counted_op(req_op(rq)) || !nr_bytes)
 		return;
 	old = atomic_long_read(&ccache_bdev_writing);
@@ -500,17 +571,12 @@ static void ccache_bdev_rq_done(void *data, struct request *rq,
  */
 int ccache_bdev_init(void)
 {
-	unsigned long ips[2];
+	unsigned long ip;
 	int err;
 
 	ccache_orig_submit_bio = ccache_symbol_address(CCACHE_BIO_SUBMIT);
 	if (!ccache_orig_submit_bio)
 		return ccache_hook_missing("kernel function", CCACHE_BIO_SUBMIT);
-	ccache_free_buffers_addr =
-		(unsigned long)ccache_symbol_address(CCACHE_FREE_BUFFERS);
-	if (!ccache_free_buffers_addr)
-		return ccache_hook_missing("kernel function",
-					   CCACHE_FREE_BUFFERS);
 	ccache_rq_done_tp = ccache_tracepoint(CCACHE_RQ_DONE_TP);
 	if (!ccache_rq_done_tp)
 		return -ENOENT;
@@ -521,13 +587,11 @@ int ccache_bdev_init(void)
 		       CCACHE_RQ_DONE_TP, err);
 		return err;
 	}
-	ips[0] = (unsigned long)ccache_orig_submit_bio;
-	ips[1] = ccache_free_buffers_addr;
-	err = ccache_ftrace_start(&ccache_bdev_ops, ccache_bdev_hook, true, ips,
-				  ARRAY_SIZE(ips));
+	ip = (unsigned long)ccache_orig_submit_bio;
+	err = ccache_ftrace_start(&ccache_bdev_ops, ccache_bdev_hook, true, &ip,
+				  1);
 	if (err) {
-		pr_err("cannot redirect %s or trace %s: %d\n", CCACHE_BIO_SUBMIT,
-		       CCACHE_FREE_BUFFERS, err);
+		pr_err("cannot redirect %s: %d\n", CCACHE_BIO_SUBMIT, err);
 		ccache_bdev_exit();
 		return err;
 	}

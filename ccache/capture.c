@@ -175,7 +175,7 @@ static bool ccache_folio_poisoned(struct folio *folio)
  * direct write may be about to change the blocks behind the folio, and
  * the kernel's invalidation after it skips a file with no pages cached.
  * A block device's folio read through buffer heads is not uptodate, only
- * its buffers were: its marks say (ccache_bdev_evicted()).
+ * its buffers were: its marks say, and its bytes (ccache_bdev_verify()).
  */
 static bool ccache_folio_capturable(struct folio *folio, bool bdev)
 {
@@ -327,6 +327,8 @@ static void ccache_capture_probe(void *data, struct folio *folio)
 
 	start = get_cycles();	/* cheaper than local_clock() here */
 	ccache_key_of(mapping->host, &key);
+	if (bdev && capture)
+		ccache_bdev_verify(folio);
 	spin_lock_irqsave(&ccache_lock, flags);
 	/* under ccache_lock, so that a write's erase comes after (blockdev.c) */
 	if (bdev && !ccache_bdev_evicted(folio) && capture) {

@@ -93,7 +93,7 @@ struct ccache_stats {
 	atomic_long_t partial_reads;	/* reads filled in part, the rest from disk */
 	atomic_long_t bdev_hits;	/* of hits: block devices' pages */
 	atomic_long_t bdev_misses;	/* of misses: block devices' pages */
-	atomic_long_t bdev_unmarked;	/* block devices' pages evicted unmarked */
+	atomic_long_t bdev_unmarked;	/* block devices' pages not kept: unmarked, changed */
 	atomic_long_t offload_boost_secs;	/* seconds the offload threads ran boosted */
 	atomic_long_t same_filled_pages;	/* stored pages that are one repeated word */
 	atomic_long_t decompress_errors;	/* hits that fell back to the disk */

@@ -313,6 +313,7 @@ static inline bool ccache_inode_is_bdev(struct inode *inode)
 int ccache_bdev_init(void);
 void ccache_bdev_exit(void);
 bool ccache_bdev_allowed(struct inode *inode);
+void ccache_bdev_verify(struct folio *folio);
 bool ccache_bdev_evicted(struct folio *folio);
 
 /* hooks.c; how far past a function's start ftrace may report it: ENDBR64 */

@@ -93,24 +93,10 @@ mkdir -p $tree
 # (no eviction) until a checkpoint writes it
 check "mount it" mount -t ext4 -o noatime ${disk}2 $tree
 # shellcheck disable=SC2317 # called through run_check
-make_tree() {
-	d=0
-	while [ "$d" -lt 16 ]; do
-		mkdir -p "$tree/d$d" || return 1
-		f=0
-		while [ "$f" -lt 50 ]; do
-			echo "d$d f$f" > "$tree/d$d/file-with-a-long-name-$f" ||
-				return 1
-			f=$((f + 1))
-		done
-		d=$((d + 1))
-	done
-}
-# shellcheck disable=SC2317 # called through run_check
 walk() {
 	cc_in_group g sh -c "ls -lRn $tree && cat $tree/*/*" > "$1"
 }
-run_check "create 800 small files in 16 directories" make_tree
+run_check "create 800 small files in 16 directories" cc_small_tree $tree
 # in group g: mounting reads most of the metadata (the inode tables'
 # readahead), and a group's reclaim takes back what the group read
 # shellcheck disable=SC2317 # called through check

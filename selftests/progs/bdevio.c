@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * bdevio: reads and writes of a block device, one 4 KiB block at a time,
- * for selftests/bdev.sh.  Every block written holds a compressible text
- * naming its seed and its block number, so a read tells which write it
- * saw.
+ * for selftests/bdev.sh and bdev_abort.sh.  Every block written holds a
+ * compressible text naming its seed and its block number, so a read tells
+ * which write it saw.
  *
  *   bdevio write [-d] DEV FIRST N SEED  blocks FIRST..FIRST+N-1 (-d: O_DIRECT)
  *   bdevio check DEV FIRST N SEED [BASE]  read them through the page
@@ -12,8 +12,14 @@
  *                                       before; block b must hold what the
  *                                       write of block BASE + b wrote;
  *                                       exit 1 on any mismatch
+ *   bdevio cmp DEV FIRST N              read them through the page cache
+ *                                       as check does, and from the disk
+ *                                       (O_DIRECT); exit 1 if any differ
  *   bdevio addpart DISK NO START LEN    add partition NO (BLKPG), in
  *                                       512-byte sectors
+ *   bdevio shutdown DIR                 shut the ext4 (or xfs) mounted on
+ *                                       DIR down without flushing its
+ *                                       journal (EXT4_IOC_SHUTDOWN)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -27,6 +33,9 @@
 #include <unistd.h>
 
 #define BLK 4096
+/* EXT4_IOC_SHUTDOWN and XFS_IOC_GOINGDOWN; its flag: journal not flushed */
+#define IOC_SHUTDOWN _IOR('X', 125, unsigned int)
+#define SHUTDOWN_NOLOGFLUSH 2
 
 static void die(const char *what, const char *dev)
 {
@@ -65,32 +74,52 @@ static int cmd_write(const char *dev, unsigned long first, unsigned long nr,
 	return 0;
 }
 
-static int cmd_check(const char *dev, unsigned long first, unsigned long nr,
-		     unsigned long seed, unsigned long base)
+/* A reader of @dev's page cache, one page per read (no readahead). */
+static int open_paged(const char *dev)
 {
-	unsigned long b, cached = 0, bad = 0, other = 0;
 	int fd = open(dev, O_RDONLY);
-	char want[BLK], got[BLK];
-	unsigned char vec[1];
-	void *map;
 
 	if (fd < 0)
 		die("open", dev);
 	if (posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM))
 		die("fadvise", dev);
+	return fd;
+}
+
+/*
+ * Read block @b of @fd into @got through the page cache, unless it is
+ * cached already (the kernel's copy, not ccache's): then return 0.
+ */
+static int read_uncached(int fd, const char *dev, unsigned long b, char *got)
+{
+	unsigned char vec[1];
+	void *map;
+
+	map = mmap(NULL, BLK, PROT_READ, MAP_SHARED, fd, (off_t)b * BLK);
+	if (map == MAP_FAILED)
+		die("mmap", dev);
+	if (mincore(map, BLK, vec))
+		die("mincore", dev);
+	munmap(map, BLK);
+	if (vec[0] & 1)
+		return 0;
+	if (pread(fd, got, BLK, (off_t)b * BLK) != BLK)
+		die("read", dev);
+	return 1;
+}
+
+static int cmd_check(const char *dev, unsigned long first, unsigned long nr,
+		     unsigned long seed, unsigned long base)
+{
+	unsigned long b, cached = 0, bad = 0, other = 0;
+	int fd = open_paged(dev);
+	char want[BLK], got[BLK];
+
 	for (b = first; b < first + nr; b++) {
-		map = mmap(NULL, BLK, PROT_READ, MAP_SHARED, fd, (off_t)b * BLK);
-		if (map == MAP_FAILED)
-			die("mmap", dev);
-		if (mincore(map, BLK, vec))
-			die("mincore", dev);
-		munmap(map, BLK);
-		if (vec[0] & 1) {	/* cached: the kernel's, not ccache's */
+		if (!read_uncached(fd, dev, b, got)) {
 			cached++;
 			continue;
 		}
-		if (pread(fd, got, BLK, (off_t)b * BLK) != BLK)
-			die("read", dev);
 		fill(want, seed, base + b);
 		if (!memcmp(want, got, BLK))
 			continue;
@@ -103,6 +132,48 @@ static int cmd_check(const char *dev, unsigned long first, unsigned long nr,
 	printf("checked %lu blocks: %lu were cached, %lu differ (%lu from another write)\n",
 	       nr - cached, cached, bad, other);
 	return bad ? 1 : 0;
+}
+
+static int cmd_cmp(const char *dev, unsigned long first, unsigned long nr)
+{
+	int fd = open_paged(dev), dfd = open(dev, O_RDONLY | O_DIRECT);
+	unsigned long b, cached = 0, bad = 0;
+	char got[BLK], *disk;
+
+	if (dfd < 0)
+		die("open (O_DIRECT)", dev);
+	if (posix_memalign((void **)&disk, BLK, BLK))
+		die("memory for", dev);
+	for (b = first; b < first + nr; b++) {
+		if (!read_uncached(fd, dev, b, got)) {
+			cached++;
+			continue;
+		}
+		if (pread(dfd, disk, BLK, (off_t)b * BLK) != BLK)
+			die("read (O_DIRECT)", dev);
+		if (memcmp(disk, got, BLK) && !bad++)
+			fprintf(stderr, "bdevio: block %lu differs from the disk\n",
+				b);
+	}
+	close(dfd);
+	close(fd);
+	free(disk);
+	printf("compared %lu blocks with the disk: %lu were cached, %lu differ\n",
+	       nr - cached, cached, bad);
+	return bad ? 1 : 0;
+}
+
+static int cmd_shutdown(const char *dir)
+{
+	unsigned int flags = SHUTDOWN_NOLOGFLUSH;
+	int fd = open(dir, O_RDONLY);
+
+	if (fd < 0)
+		die("open", dir);
+	if (ioctl(fd, IOC_SHUTDOWN, &flags))
+		die("shut down", dir);
+	close(fd);
+	return 0;
 }
 
 static int cmd_addpart(const char *disk, int no, long long start, long long len)
@@ -141,12 +212,19 @@ int main(int argc, char **argv)
 				 strtoul(argv[4], NULL, 0),
 				 strtoul(argv[5], NULL, 0),
 				 argc == 7 ? strtoul(argv[6], NULL, 0) : 0);
+	if (argc == 5 && !strcmp(argv[1], "cmp"))
+		return cmd_cmp(argv[2], strtoul(argv[3], NULL, 0),
+			       strtoul(argv[4], NULL, 0));
+	if (argc == 3 && !strcmp(argv[1], "shutdown"))
+		return cmd_shutdown(argv[2]);
 	if (argc == 6 && !strcmp(argv[1], "addpart"))
 		return cmd_addpart(argv[2], atoi(argv[3]),
 				   strtoll(argv[4], NULL, 0),
 				   strtoll(argv[5], NULL, 0));
 	fputs("usage: bdevio write [-d] DEV FIRST N SEED\n"
 	      "       bdevio check DEV FIRST N SEED [BASE]\n"
-	      "       bdevio addpart DISK NO START LEN\n", stderr);
+	      "       bdevio cmp DEV FIRST N\n"
+	      "       bdevio addpart DISK NO START LEN\n"
+	      "       bdevio shutdown DIR\n", stderr);
 	return 2;
 }

@@ -183,6 +183,22 @@ cc_create() {
 	done
 }
 
+# cc_small_tree DIR: 16 directories of 50 small files each in DIR, their
+# names long enough to fill directory blocks; false at the first failure
+cc_small_tree() {
+	_cc_d=0
+	while [ "$_cc_d" -lt 16 ]; do
+		mkdir -p "$1/d$_cc_d" || return 1
+		_cc_f=0
+		while [ "$_cc_f" -lt 50 ]; do
+			echo "d$_cc_d f$_cc_f" > \
+				"$1/d$_cc_d/file-with-a-long-name-$_cc_f" || return 1
+			_cc_f=$((_cc_f + 1))
+		done
+		_cc_d=$((_cc_d + 1))
+	done
+}
+
 # cc_fill_pool DIR FILE: load ccache with a pool of 2% of RAM, fill it
 # with 64 MiB of cold data, the files listed in $cc_cold, then create FILE
 # of 4 MiB (checks).  The
