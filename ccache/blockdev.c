@@ -89,6 +89,8 @@ static void (*ccache_orig_submit_bio)(struct bio *bio);
 static struct ftrace_ops ccache_bdev_ops;
 static bool ccache_bdev_ops_registered;
 static struct tracepoint *ccache_rq_done_tp;
+/* ccache_bdev_super()'s sign of a filesystem's hold, where it needs one */
+static void *ccache_fs_holder_func;
 static atomic_t ccache_bdev_inflight = ATOMIC_INIT(0);
 
 /* Bytes of counted writes submitted and not yet completed (rule 4). */
@@ -158,12 +160,29 @@ static bool ccache_bdev_disk_ok(struct block_device *bdev)
  * kept?
  * @inode: the block device's inode (S_ISBLK, on the bdev pseudo-filesystem)
  *
+ * Only while a filesystem ccache caches is mounted on the device: its
+ * content then changes through this kernel's bios alone (writing the
+ * device of a mounted ext4 or xfs otherwise corrupts it anyway).  A
+ * device no filesystem of ours holds may be written by another host (a
+ * cluster filesystem's shared disk, re-read after another node changed
+ * it) or through a file (a loop device's backing file).
+ *
  * Context: any.
  */
 bool ccache_bdev_allowed(struct inode *inode)
 {
-	return (ccache_param_filesystems() & BIT(CCACHE_FS_BDEV)) &&
-	       ccache_bdev_disk_ok(I_BDEV(inode));
+	struct block_device *bdev = I_BDEV(inode);
+	struct super_block *sb;
+	bool ok;
+
+	if (!(ccache_param_filesystems() & BIT(CCACHE_FS_BDEV)) ||
+	    !ccache_bdev_disk_ok(bdev))
+		return false;
+	rcu_read_lock();
+	sb = ccache_bdev_super(bdev, ccache_fs_holder_func);
+	ok = sb && ccache_sb_allowed(sb);
+	rcu_read_unlock();
+	return ok;
 }
 
 /* The mark's index of page @index of the device @dev, or 0: none. */
@@ -577,6 +596,12 @@ int ccache_bdev_init(void)
 	ccache_orig_submit_bio = ccache_symbol_address(CCACHE_BIO_SUBMIT);
 	if (!ccache_orig_submit_bio)
 		return ccache_hook_missing("kernel function", CCACHE_BIO_SUBMIT);
+#ifdef CCACHE_FS_HOLDER_FUNC
+	ccache_fs_holder_func = ccache_symbol_address(CCACHE_FS_HOLDER_FUNC);
+	if (!ccache_fs_holder_func)
+		pr_warn("kernel function %s not found: no block device's pages will be kept (\"bdev\")\n",
+			CCACHE_FS_HOLDER_FUNC);
+#endif
 	ccache_rq_done_tp = ccache_tracepoint(CCACHE_RQ_DONE_TP);
 	if (!ccache_rq_done_tp)
 		return -ENOENT;

@@ -98,27 +98,39 @@ bool ccache_sb_cacheable(struct super_block *sb)
 }
 
 /**
- * ccache_fs_allowed() - may pages of this file be cached at all?
- * @inode: the file
+ * ccache_sb_allowed() - may pages of this filesystem be kept now?
+ * @sb: its superblock
  *
  * A filesystem on a DAX-capable device (persistent memory) is left out
  * whole: a file can be switched to DAX and back while it lives (ext4 and
  * xfs, "-o dax=inode" and chattr +x), and DAX writes invalidate nothing,
  * so pages stored before a switch could outlive writes made after it.
  *
- * Return: true for a regular file on an active filesystem listed in the
- * "filesystems" knob, neither fs-verity nor encrypted, on a device
- * without DAX.
+ * Context: any; for a superblock that may be going away, under
+ * rcu_read_lock().
+ * Return: true for an active filesystem listed in the "filesystems" knob,
+ * on a device without DAX.
+ */
+bool ccache_sb_allowed(struct super_block *sb)
+{
+	return (READ_ONCE(sb->s_flags) & SB_ACTIVE) &&
+	       !(sb->s_bdev && blk_queue_dax(bdev_get_queue(sb->s_bdev))) &&
+	       (ccache_param_filesystems() & BIT(ccache_fs_of(sb)));
+}
+
+/**
+ * ccache_fs_allowed() - may pages of this file be cached at all?
+ * @inode: the file
+ *
+ * Return: true for a regular file, neither DAX, fs-verity nor encrypted,
+ * on a filesystem ccache_sb_allowed().
  */
 bool ccache_fs_allowed(struct inode *inode)
 {
-	struct super_block *sb = inode->i_sb;
-
 	if (!S_ISREG(inode->i_mode) || IS_DAX(inode) || IS_VERITY(inode) ||
-	    IS_ENCRYPTED(inode) || !(sb->s_flags & SB_ACTIVE) ||
-	    (sb->s_bdev && blk_queue_dax(bdev_get_queue(sb->s_bdev))))
+	    IS_ENCRYPTED(inode))
 		return false;
-	return ccache_param_filesystems() & BIT(ccache_fs_of(sb));
+	return ccache_sb_allowed(inode->i_sb);
 }
 
 /**

@@ -280,6 +280,7 @@ unsigned long ccache_pool_used(void);
 int ccache_capture_init(void);
 void ccache_capture_exit(void);
 bool ccache_sb_cacheable(struct super_block *sb);
+bool ccache_sb_allowed(struct super_block *sb);
 bool ccache_fs_allowed(struct inode *inode);
 bool ccache_mapping_allowed(struct inode *host);
 bool ccache_folio_reclaimed(struct folio *folio);

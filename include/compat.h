@@ -17,11 +17,15 @@
  *                              pointer, not the crypto_async_request (6.3)
  *   CCACHE_HAVE_BD_MAPPING     struct block_device has bd_mapping, its page
  *                              cache, where it had bd_inode (6.10)
+ *   CCACHE_HAVE_BD_HOLDER_OPS  a filesystem holds its block device with
+ *                              fs_holder_ops, the superblock the holder,
+ *                              where bd_super pointed to it (6.6)
  */
 #ifndef _CCACHE_COMPAT_H
 #define _CCACHE_COMPAT_H
 
 #include <linux/blk_types.h>
+#include <linux/blkdev.h>
 #include <linux/crypto.h>
 #include <linux/fs.h>
 #include <linux/ftrace.h>
@@ -163,6 +167,42 @@ ccache_bdev_mapping(struct block_device *bdev)
 	return bdev->bd_mapping;
 #else
 	return bdev->bd_inode->i_mapping;
+#endif
+}
+
+/*
+ * Where the kernel has it, the holder's function that tells a
+ * filesystem's hold (ccache_bdev_super()).
+ */
+#ifdef CCACHE_HAVE_BD_HOLDER_OPS
+#define CCACHE_FS_HOLDER_FUNC "fs_bdev_mark_dead"
+#endif
+
+/*
+ * The filesystem mounted on @bdev, or NULL.  Call under rcu_read_lock():
+ * a superblock is freed a grace period after it lets go of its device.
+ * From 6.6 a filesystem holds its device with fs_holder_ops, the
+ * superblock as the holder; 7.x no longer exports fs_holder_ops, so its
+ * mark_dead function (@fs_func, the address of CCACHE_FS_HOLDER_FUNC)
+ * tells it.  The holder is read before and after its ops, so that both
+ * come from one claim: a claim stores the holder, then its ops; a
+ * release clears them in the same order.
+ */
+static inline struct super_block *ccache_bdev_super(struct block_device *bdev,
+						    void *fs_func)
+{
+#ifdef CCACHE_HAVE_BD_HOLDER_OPS
+	void *holder = READ_ONCE(bdev->bd_holder);
+	const struct blk_holder_ops *ops;
+
+	smp_rmb();	/* the holder, then its ops: as a release clears them */
+	ops = READ_ONCE(bdev->bd_holder_ops);
+	if (!holder || !ops || !fs_func || (void *)ops->mark_dead != fs_func)
+		return NULL;
+	smp_rmb();	/* the ops, then the holder: as a claim stores them */
+	return READ_ONCE(bdev->bd_holder) == holder ? holder : NULL;
+#else
+	return READ_ONCE(bdev->bd_super);
 #endif
 }
 
