@@ -17,15 +17,17 @@
  * forgets it.  A copy kept past the eviction would be read, so:
  *
  *  1. Every bio that writes, discards or zeroes sectors erases, before it
- *     goes on, the entries of every page it covers in every partition of
- *     its disk (the whole disk included), whatever its path.
+ *     goes on, the entries and marks of every page it covers in every
+ *     partition of its disk (the whole disk included), whatever its path;
+ *     and again as each of its requests completes (block_rq_complete):
+ *     a read that began while the write was in flight may have brought
+ *     what the disk held before, and been captured since.
  *  2. A page is captured only if it carries a *mark* (consumed by the
- *     capture, erased by every deletion from the page cache): set when a
- *     bio that reads the whole page is submitted, and only while no write
- *     is in flight.  A write submitted after the mark erases it (1); one
- *     in flight when the read began may land before or after the read, so
- *     none is set.  Pages made in memory without a read (a new metadata
- *     block) have no mark.
+ *     capture, erased by every deletion from the page cache), set when a
+ *     bio that reads the whole page is submitted.  A write that completes
+ *     after the mark was set erases it (1), whenever it began: one in
+ *     flight when the module loaded too.  Pages made in memory without a
+ *     read (a new metadata block) have no mark.
  *  3. A mark holds the CRC32C of what the read brought, taken as its
  *     request completes (block_rq_complete), or as the store serves the
  *     page; the page is captured only if its bytes still have that CRC.
@@ -35,37 +37,32 @@
  *     is freed in the same transaction (jbd2_journal_forget()), leaving
  *     the page clean.  The kernel forgets it at eviction; ccache must not
  *     keep it.  A read that fails never gets its CRC.
- *  4. Writes in flight are counted in bytes: added when a bio for a blk-mq
- *     disk enters submit_bio_noacct() for the first time (before rule 1
- *     erases anything), taken off as their requests complete
- *     (block_rq_complete, which blk-mq fires for every completion, in
- *     bytes).  A reader sets its mark, then looks at the count, and takes
- *     the mark back if writes are in flight; a writer counts, then erases.
- *     Either the reader sees the write, or the writer erases the mark.
- *     A bio that fails before it becomes a request is never taken off:
- *     the count then stays above zero and no page is marked again (safe,
- *     and seen in the bdev_unmarked statistic).
  *
  * A capture consumes its pages' marks and inserts their entries under
  * ccache_lock; a writer erases a page's mark before it erases the page's
  * entry, under ccache_lock: so a capture either comes before the erase of
- * its entry, or finds no mark.
+ * its entry, or finds no mark.  A read of a page while a write to it is
+ * in flight may be served what the disk held before; so may a read from
+ * the disk.  Once the write completes, neither that copy nor the page the
+ * read filled is kept.
  *
  * Keys: the device's inode (its dev_t) with the disk's diskseq as
  * generation (ccache_key_of()), so that a loop device attached to another
  * file, or another disk given the same number, never matches old entries.
- * Only blk-mq disks that are neither zoned nor DAX-capable are cached;
- * writes through other disks (device mapper, md) reach a blk-mq disk below
- * them, whose entries they erase.
+ * Only blk-mq disks that are neither zoned, DAX-capable nor checked by an
+ * integrity profile are cached, and only while a filesystem ccache caches
+ * holds them (ccache_bdev_allowed(); its unmount erases what they had,
+ * ccache_bdev_unmounted()); writes through other disks (device mapper,
+ * md) reach a blk-mq disk below them, whose entries they erase.
  *
  * Not seen: writes that are no bios (SG_IO or NVMe passthrough, which the
- * kernel's own page cache does not see either), and writes already in
- * flight when the module loaded (their completion may come after a read
- * was marked).  Documentation/design.rst, "Metadata".
+ * kernel's own page cache does not see either).  Documentation/design.rst,
+ * "Metadata".
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bio.h>
+#include <linux/blk-integrity.h>
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
 #include <linux/crc32c.h>
@@ -93,9 +90,6 @@ static struct tracepoint *ccache_rq_done_tp;
 static void *ccache_fs_holder_func;
 static atomic_t ccache_bdev_inflight = ATOMIC_INIT(0);
 
-/* Bytes of counted writes submitted and not yet completed (rule 4). */
-static atomic_long_t ccache_bdev_writing = ATOMIC_LONG_INIT(0);
-
 /*
  * Marks (rules 2 and 3), by (dev_t << 32 | page index); the value is
  * ccache_mark_value()'s.  The xarray's own lock, taken with interrupts
@@ -114,45 +108,24 @@ static bool ccache_bdev_seen;
 /* The block devices' pseudo-filesystem, once a page of it was seen. */
 static struct super_block *ccache_bdev_sb;
 
-static bool ccache_bdev_counted_op(enum req_op op)
+/* Does a request of @op change the sectors it covers? */
+static bool ccache_bdev_writes_op(enum req_op op)
 {
 	return op == REQ_OP_WRITE || op == REQ_OP_DISCARD ||
 	       op == REQ_OP_SECURE_ERASE || op == REQ_OP_WRITE_ZEROES;
 }
 
 /*
- * Will @bio, a write of a counted kind, become requests?  Not when
- * submit_bio_noacct() ends it at once for want of support, as it does a
- * discard to a disk without discard (mke2fs tries one): such a bio would
- * never be taken off the count.  The same tests as that function's.
+ * May pages of this disk be kept at all?  Not with an integrity profile:
+ * a read that completed may still fail its check afterwards (in a
+ * worker), when rule 3 has already taken its CRC.
  */
-static bool ccache_bdev_write_counted(struct bio *bio)
-{
-	struct block_device *bdev = bio->bi_bdev;
-
-	if (!ccache_bdev_counted_op(bio_op(bio)) ||
-	    bio_flagged(bio, BIO_TRACE_COMPLETION) ||
-	    !queue_is_mq(bdev_get_queue(bdev)) ||
-	    ((bio->bi_opf & REQ_NOWAIT) && !bdev_nowait(bdev)))
-		return false;
-	switch (bio_op(bio)) {
-	case REQ_OP_DISCARD:
-		return bdev_max_discard_sectors(bdev);
-	case REQ_OP_SECURE_ERASE:
-		return bdev_max_secure_erase_sectors(bdev);
-	case REQ_OP_WRITE_ZEROES:
-		return bdev_write_zeroes_sectors(bdev);
-	default:
-		return true;
-	}
-}
-
-/* May pages of this disk be kept at all? */
 static bool ccache_bdev_disk_ok(struct block_device *bdev)
 {
 	struct request_queue *q = bdev_get_queue(bdev);
 
-	return queue_is_mq(q) && !bdev_is_zoned(bdev) && !blk_queue_dax(q);
+	return queue_is_mq(q) && !bdev_is_zoned(bdev) && !blk_queue_dax(q) &&
+	       !blk_get_integrity(bdev->bd_disk);
 }
 
 /**
@@ -252,7 +225,11 @@ static unsigned long ccache_marks_erase(dev_t dev, pgoff_t first, pgoff_t last)
 	unsigned long start = ccache_mark_index(dev, first), index, flags, n = 0;
 	void *mark;
 
-	if (!start && first)
+	/*
+	 * A mark set after this look is a read's that began after the write
+	 * did: the write's completion erases it, or came before the read.
+	 */
+	if ((!start && first) || xa_empty(&ccache_bdev_marks))
 		return 0;
 	last = min_t(pgoff_t, last, U32_MAX);
 	xa_lock_irqsave(&ccache_bdev_marks, flags);
@@ -337,8 +314,7 @@ bool ccache_bdev_evicted(struct folio *folio)
 
 /*
  * Mark the pages a read @bio of the device's own page cache fills whole,
- * each at its own place, as rule 2 says: the marks first, then the look
- * at the writes in flight.
+ * each at its own place, as rule 2 says.
  */
 static void ccache_bdev_mark(struct bio *bio)
 {
@@ -371,10 +347,8 @@ static void ccache_bdev_mark(struct bio *bio)
 					       mark, GFP_NOWAIT | __GFP_NOWARN));
 	}
 	xa_unlock_irqrestore(&ccache_bdev_marks, flags);
-	if (first > last)
-		return;
-	smp_mb();	/* pairs with the one in ccache_bdev_hook() */
-	if (failed || atomic_long_read(&ccache_bdev_writing))
+	/* a page left with the mark of an earlier read: none of them */
+	if (failed)
 		ccache_marks_erase(dev, first, last);
 }
 
@@ -446,17 +420,32 @@ static void ccache_bdev_read(struct bio *bio)
 	ccache_orig_submit_bio(bio);
 }
 
+/* Erase pages @from..@to of partition @part: marks first, then entries. */
+static void ccache_bdev_erase_pages(struct block_device *part, pgoff_t from,
+				    pgoff_t to)
+{
+	struct super_block *bdev_sb = READ_ONCE(ccache_bdev_sb);
+	struct ccache_key key;
+
+	ccache_marks_erase(part->bd_dev, from, to);
+	if (!bdev_sb)
+		return;
+	key = (struct ccache_key) {
+		.sb = bdev_sb, .ino = part->bd_dev,
+		.generation = (u32)part->bd_disk->diskseq,
+	};
+	ccache_stat_add(invalidations, ccache_erase_file(&key, from, to));
+}
+
 /*
  * Erase what the store holds of sectors @start..@end - 1 of @disk, in
- * each of its partitions: marks first, then entries (the top of the file).
+ * each of its partitions (the top of the file).
  */
 static void ccache_bdev_erase(struct gendisk *disk, sector_t start,
 			      sector_t end)
 {
-	struct super_block *bdev_sb = READ_ONCE(ccache_bdev_sb);
 	struct block_device *part;
 	sector_t from, to;
-	struct ccache_key key;
 	unsigned long i;
 
 	rcu_read_lock();
@@ -465,18 +454,31 @@ static void ccache_bdev_erase(struct gendisk *disk, sector_t start,
 		to = min(end, part->bd_start_sect + bdev_nr_sectors(part));
 		if (from >= to)
 			continue;
-		from = (from - part->bd_start_sect) >> (PAGE_SHIFT - SECTOR_SHIFT);
-		to = (to - 1 - part->bd_start_sect) >> (PAGE_SHIFT - SECTOR_SHIFT);
-		ccache_marks_erase(part->bd_dev, from, to);
-		if (!bdev_sb)
-			continue;
-		key = (struct ccache_key) {
-			.sb = bdev_sb, .ino = part->bd_dev,
-			.generation = (u32)disk->diskseq,
-		};
-		ccache_stat_add(invalidations, ccache_erase_file(&key, from, to));
+		from -= part->bd_start_sect;
+		to -= part->bd_start_sect;
+		ccache_bdev_erase_pages(part, from >> (PAGE_SHIFT - SECTOR_SHIFT),
+					(to - 1) >> (PAGE_SHIFT - SECTOR_SHIFT));
 	}
 	rcu_read_unlock();
+}
+
+/**
+ * ccache_bdev_unmounted() - a filesystem is being unmounted: forget its
+ * device's pages
+ * @sb: its superblock, no longer active
+ *
+ * Once no filesystem of ours holds the device, its content may change
+ * with no bio this kernel sees (ccache_bdev_allowed()): a loop device's
+ * backing file checked and repaired, a shared disk written by another
+ * host.  The capture probe looks at the hold again under ccache_lock, so
+ * a capture that began before the unmount is erased here or refused.
+ *
+ * Context: the unmount's hooks (hooks.c), preemption off.
+ */
+void ccache_bdev_unmounted(struct super_block *sb)
+{
+	if (sb->s_bdev && READ_ONCE(ccache_bdev_seen))
+		ccache_bdev_erase_pages(sb->s_bdev, 0, ULONG_MAX);
 }
 
 /* A write, discard or zeroing: erase what it covers, then submit it. */
@@ -504,8 +506,8 @@ static noinline void ccache_submit_bio(struct bio *bio)
 }
 
 /*
- * Every bio: count the writes (rule 4), and send to ccache_submit_bio()
- * the reads ccache may serve and the writes that may cover what it keeps.
+ * Every bio: send to ccache_submit_bio() the reads ccache may serve and
+ * the writes that may cover what it keeps.
  */
 static void notrace ccache_bdev_hook(unsigned long ip, unsigned long parent_ip,
 				     struct ftrace_ops *ops,
@@ -522,10 +524,6 @@ static void notrace ccache_bdev_hook(unsigned long ip, unsigned long parent_ip,
 		mine = ccache_param_filesystems() & BIT(CCACHE_FS_BDEV) &&
 		       ccache_param_enabled();
 	} else {
-		if (ccache_bdev_write_counted(bio))
-			atomic_long_add(bio->bi_iter.bi_size,
-					&ccache_bdev_writing);
-		smp_mb();	/* count, then erase: ccache_bdev_mark() */
 		mine = bio_sectors(bio) && READ_ONCE(ccache_bdev_seen);
 	}
 	if (mine)
@@ -564,23 +562,41 @@ static void ccache_bdev_rq_read(struct request *rq, unsigned int nr_bytes)
 }
 
 /*
- * A request completed @nr_bytes: take its writes off the count (rule 4),
- * or give its reads' marks their CRCs.
+ * A write request completed (in part): erase again what its bios cover,
+ * each from where earlier completions left it (rule 1).  A discard merges
+ * bios that are not contiguous: each bio's own sectors, the contiguous
+ * ones together.
+ */
+static void ccache_bdev_rq_write(struct request *rq)
+{
+	sector_t start = 0, end = 0;
+	struct bio *bio;
+
+	__rq_for_each_bio(bio, rq) {
+		if (bio->bi_iter.bi_sector != end) {
+			if (end > start)
+				ccache_bdev_erase(rq->q->disk, start, end);
+			start = bio->bi_iter.bi_sector;
+		}
+		end = bio_end_sector(bio);
+	}
+	if (end > start)
+		ccache_bdev_erase(rq->q->disk, start, end);
+}
+
+/*
+ * A request completed its first @nr_bytes: a read's marks get their CRCs
+ * (rule 3); what a write covers is erased again (rule 1), failed or not.
  */
 static void ccache_bdev_rq_done(void *data, struct request *rq,
 				blk_status_t error, unsigned int nr_bytes)
 {
-	long old, new;
-
 	if (req_op(rq) == REQ_OP_READ && !error &&
 	    !xa_empty(&ccache_bdev_marks))
 		ccache_bdev_rq_read(rq, nr_bytes);
-	if (!ccache_bdev_counted_op(req_op(rq)) || !nr_bytes)
-		return;
-	old = atomic_long_read(&ccache_bdev_writing);
-	do {
-		new = old > nr_bytes ? old - nr_bytes : 0;
-	} while (!atomic_long_try_cmpxchg(&ccache_bdev_writing, &old, new));
+	else if (ccache_bdev_writes_op(req_op(rq)) && nr_bytes && rq->q->disk &&
+		 READ_ONCE(ccache_bdev_seen))
+		ccache_bdev_rq_write(rq);
 }
 
 /**

@@ -347,6 +347,9 @@ static void ccache_capture_probe(void *data, struct folio *folio)
 		ccache_stat_add(bdev_unmarked, nr);
 		capture = false;
 	}
+	/* again, now that an unmount's erase comes before or after us */
+	if (bdev && capture && !ccache_bdev_allowed(mapping->host))
+		capture = false;
 	ci = ccache_inode_lookup(&key);
 	if (!ci && capture && (bdev || !ccache_inode_busy(mapping->host))) {
 		ci = ccache_inode_get_or_create(&key);

@@ -262,10 +262,11 @@ static void ccache_sb_empty(struct ccache_inval *inv)
 	ccache_drop_sb(inv->key.sb, false);
 }
 
-/* unmount: its inodes are gone */
+/* unmount: its inodes are gone, and its device is no longer ours */
 static void ccache_sb_forget(struct ccache_inval *inv)
 {
 	ccache_drop_sb(inv->key.sb, true);
+	ccache_bdev_unmounted(inv->key.sb);
 }
 
 static struct ccache_hook ccache_hooks[] = {

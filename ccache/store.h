@@ -315,6 +315,7 @@ int ccache_bdev_init(void);
 void ccache_bdev_exit(void);
 bool ccache_bdev_allowed(struct inode *inode);
 void ccache_bdev_verify(struct folio *folio);
+void ccache_bdev_unmounted(struct super_block *sb);
 bool ccache_bdev_evicted(struct folio *folio);
 
 /* hooks.c; how far past a function's start ftrace may report it: ENDBR64 */

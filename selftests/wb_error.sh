@@ -29,15 +29,10 @@ md5() {
 	dd if=$bad bs=64k "$@" 2>/dev/null | md5sum | cut -d' ' -f1
 }
 
-mkdir -p $back $mnt
-check "mount a tmpfs for the backing file" \
-	mount -t tmpfs -o size=64m,huge=never tmpfs $back
-check "make a sparse 48 MiB backing file" truncate -s 48M $back/img
-check "attach it to /dev/loop0" losetup /dev/loop0 $back/img
-# inode tables and journal written now (no lazy init, no discard), so
-# that later writes to them find their blocks in the tmpfs
-check "make an ext4 on it" /sbin/mke2fs -q -F -t ext4 -b 4096 \
-	-E lazy_itable_init=0,lazy_journal_init=0,nodiscard /dev/loop0
+mkdir -p $mnt
+# inode tables and journal written now, so that later writes to them find
+# their blocks in the tmpfs
+cc_loop_ext4 $back 48
 check "mount it" mount -t ext4 /dev/loop0 $mnt
 cc_start
 check "create the control file" "$CCFILE" create $ok 1M

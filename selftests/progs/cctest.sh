@@ -199,6 +199,21 @@ cc_small_tree() {
 	done
 }
 
+# cc_loop_ext4 DIR MIB: a tmpfs on DIR (no large folios) holding a sparse
+# file DIR/img of MIB MiB, attached to /dev/loop0, with an ext4 of 4 KiB
+# blocks on it (a filesystem this small gets 1 KiB blocks otherwise, whose
+# pages are never read whole) and its inode tables and journal written
+# now (no lazy init, no discard); a check per step
+cc_loop_ext4() {
+	mkdir -p "$1"
+	check "mount a tmpfs for the backing file" \
+		mount -t tmpfs -o size=$(($2 * 2))m,huge=never tmpfs "$1"
+	check "make a sparse $2 MiB backing file" truncate -s "$2M" "$1/img"
+	check "attach it to /dev/loop0" losetup /dev/loop0 "$1/img"
+	check "make an ext4 on it" /sbin/mke2fs -q -F -t ext4 -b 4096 \
+		-E lazy_itable_init=0,lazy_journal_init=0,nodiscard /dev/loop0
+}
+
 # cc_fill_pool DIR FILE: load ccache with a pool of 2% of RAM, fill it
 # with 64 MiB of cold data, the files listed in $cc_cold, then create FILE
 # of 4 MiB (checks).  The
