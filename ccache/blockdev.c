@@ -133,12 +133,14 @@ static bool ccache_bdev_disk_ok(struct block_device *bdev)
  * kept?
  * @inode: the block device's inode (S_ISBLK, on the bdev pseudo-filesystem)
  *
- * Only while a filesystem ccache caches is mounted on the device: its
- * content then changes through this kernel's bios alone (writing the
- * device of a mounted ext4 or xfs otherwise corrupts it anyway).  A
- * device no filesystem of ours holds may be written by another host (a
- * cluster filesystem's shared disk, re-read after another node changed
- * it) or through a file (a loop device's backing file).
+ * Only while a filesystem ccache caches is mounted on the device (its
+ * own: not a journal or log device it holds too, which its unmount would
+ * not erase).  The device's content then changes through this kernel's
+ * bios alone (writing the device of a mounted ext4 or xfs otherwise
+ * corrupts it anyway).  A device no filesystem of ours holds may be
+ * written by another host (a cluster filesystem's shared disk, re-read
+ * after another node changed it) or through a file (a loop device's
+ * backing file).
  *
  * Context: any.
  */
@@ -153,7 +155,8 @@ bool ccache_bdev_allowed(struct inode *inode)
 		return false;
 	rcu_read_lock();
 	sb = ccache_bdev_super(bdev, ccache_fs_holder_func);
-	ok = sb && ccache_sb_allowed(sb);
+	/* not a device a filesystem holds besides its own (ext4's journal) */
+	ok = sb && sb->s_bdev == bdev && ccache_sb_allowed(sb);
 	rcu_read_unlock();
 	return ok;
 }

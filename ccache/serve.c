@@ -171,10 +171,22 @@ static void ccache_count_ghosts(const struct ccache_key *key, pgoff_t index,
 bool ccache_serve_folio(const struct ccache_key *key, struct folio *folio,
 			struct ccache_serve_buf *sb)
 {
+	unsigned long missed = ccache_hooks_missed();
 	struct ccache_entry **e = sb->e;
 	unsigned int i, nr = folio_nr_pages(folio);
 	bool ok = true;
 
+	/*
+	 * A lost return probe may have left stale entries (an invalidation's
+	 * end, an unmount's): drop them all before anything is served, here
+	 * where every read the store fills passes.
+	 */
+	if (unlikely(missed != READ_ONCE(ccache_missed_seen))) {
+		pr_warn_ratelimited("a return probe was missed: dropping all entries\n");
+		/* first the drop, so that no reader serves what it drops */
+		ccache_drop_all();
+		WRITE_ONCE(ccache_missed_seen, missed);
+	}
 	if (nr > CCACHE_MAX_FOLIO_PAGES || !ccache_take(key, folio->index, nr, e)) {
 		ccache_stat_add(misses, nr);
 		ccache_count_ghosts(key, folio->index, nr);
@@ -202,19 +214,10 @@ static void ccache_serve(struct readahead_control *rac)
 	pgoff_t run = index, i;
 	struct ccache_key key;
 	unsigned int nr;
-	unsigned long missed;
 	struct ccache_serve_buf *sb;
 	unsigned long filled = 0;
 	struct folio *folio;
 
-	/* a lost return probe may have left stale entries: drop them all */
-	missed = ccache_hooks_missed();
-	if (unlikely(missed != READ_ONCE(ccache_missed_seen))) {
-		pr_warn_ratelimited("a return probe was missed: dropping all entries\n");
-		/* first the drop, so that no reader serves what it drops */
-		ccache_drop_all();
-		WRITE_ONCE(ccache_missed_seen, missed);
-	}
 	if (rac->_batch_count || index == end || !ccache_param_enabled() ||
 	    !ccache_fs_allowed(inode)) {
 		ccache_orig_read_pages(rac);

@@ -34,6 +34,13 @@ cc_reclaim_all g
 cc_settle || echo "# offload still busy: $(cc_offload_queued) jobs queued"
 cc_show_delta stored "the eviction of the metadata"
 check_gt "its pages were stored" "$(cc_delta stored captures)" 0
+cc_snap served
+run_check "walk it again" cc_in_group g sh -c "ls -lRn $tree > /dev/null"
+check_gt "the device's pages were served (bdev_hits)" \
+	"$(cc_delta served bdev_hits)" 0
+cc_reclaim_all g
+cc_settle || echo "# offload still busy: $(cc_offload_queued) jobs queued"
+check_gt "and stored again" "$(cc_stat stored_pages)" 0
 cc_snap unmount
 check "unmount it" umount $tree
 check_gt "the unmount erased them (invalidations)" \
