@@ -65,8 +65,6 @@
 #include <linux/blk-integrity.h>
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
-#include <linux/crc32c.h>
-#include <linux/highmem.h>
 #include <linux/delay.h>
 #include <linux/ftrace.h>
 #include <linux/module.h>
@@ -189,15 +187,6 @@ static void *ccache_mark_value(struct gendisk *disk, u32 crc, bool read)
 	return xa_mk_value(ccache_mark_seq(disk) |
 			   (unsigned long)crc << CCACHE_MARK_CRC_SHIFT |
 			   (read ? CCACHE_MARK_READ : 0));
-}
-
-static u32 ccache_page_crc(struct page *page)
-{
-	void *data = kmap_local_page(page);
-	u32 crc = crc32c(~0U, data, PAGE_SIZE);
-
-	kunmap_local(data);
-	return crc;
 }
 
 /*

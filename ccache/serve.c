@@ -84,18 +84,25 @@ static bool ccache_take(const struct ccache_key *key, pgoff_t index,
 	return found;
 }
 
+/**
+ * ccache_page_crc() - the CRC32C of a page's data, as entries keep it
+ * @page: the page
+ *
+ * Context: any.
+ */
+u32 ccache_page_crc(struct page *page)
+{
+	void *data = kmap_local_page(page);
+	u32 crc = crc32c(~0U, data, PAGE_SIZE);
+
+	kunmap_local(data);
+	return crc;
+}
+
 /* Does @page's data match the checksum @e was stored with? */
 static bool ccache_crc_ok(struct ccache_entry *e, struct page *page)
 {
-	void *data;
-	u32 crc;
-
-	if (!e->has_crc)
-		return true;
-	data = kmap_local_page(page);
-	crc = crc32c(~0U, data, PAGE_SIZE);
-	kunmap_local(data);
-	return crc == e->crc;
+	return !e->has_crc || ccache_page_crc(page) == e->crc;
 }
 
 /*

@@ -298,6 +298,7 @@ struct ccache_serve_buf {
 struct ccache_serve_buf *ccache_serve_buf_get(void);
 bool ccache_serve_folio(const struct ccache_key *key, struct folio *folio,
 			struct ccache_serve_buf *sb);
+u32 ccache_page_crc(struct page *page);
 
 /* blockdev.c */
 

@@ -163,17 +163,25 @@ static int cmd_cmp(const char *dev, unsigned long first, unsigned long nr)
 	return bad ? 1 : 0;
 }
 
+/* ioctl @req on @path, opened read-only; @what names it in an error */
+static int path_ioctl(const char *path, unsigned long req, void *arg,
+		      const char *what)
+{
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		die("open", path);
+	if (ioctl(fd, req, arg))
+		die(what, path);
+	close(fd);
+	return 0;
+}
+
 static int cmd_shutdown(const char *dir)
 {
 	unsigned int flags = SHUTDOWN_NOLOGFLUSH;
-	int fd = open(dir, O_RDONLY);
 
-	if (fd < 0)
-		die("open", dir);
-	if (ioctl(fd, IOC_SHUTDOWN, &flags))
-		die("shut down", dir);
-	close(fd);
-	return 0;
+	return path_ioctl(dir, IOC_SHUTDOWN, &flags, "shut down");
 }
 
 static int cmd_addpart(const char *disk, int no, long long start, long long len)
@@ -184,14 +192,8 @@ static int cmd_addpart(const char *disk, int no, long long start, long long len)
 	struct blkpg_ioctl_arg arg = {
 		.op = BLKPG_ADD_PARTITION, .datalen = sizeof(p), .data = &p,
 	};
-	int fd = open(disk, O_RDONLY);
 
-	if (fd < 0)
-		die("open", disk);
-	if (ioctl(fd, BLKPG, &arg))
-		die("BLKPG_ADD_PARTITION on", disk);
-	close(fd);
-	return 0;
+	return path_ioctl(disk, BLKPG, &arg, "BLKPG_ADD_PARTITION on");
 }
 
 int main(int argc, char **argv)
