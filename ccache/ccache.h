@@ -83,6 +83,7 @@ struct ccache_stats {
 	atomic_long_t reject[CCACHE_REJECT_NR];	/* pages not kept, by reason */
 	atomic_long_t invalidations;	/* entries erased because the file changed */
 	atomic_long_t lru_evictions;	/* entries evicted to keep the pool limit */
+	atomic_long_t idle_evictions;	/* of lru_evictions: idle entries (sizing.c) */
 	atomic_long_t shrinker_frees;	/* entries freed for the shrinker */
 	atomic_long_t ghost_hits;	/* disk reads of pages the pool let go */
 	atomic_long_t other_refaults;	/* refaults of pages the pool cannot hold */

@@ -74,18 +74,25 @@ static void ccache_evicted(struct ccache_entry *e, unsigned long shrinker)
 	ccache_ghost_record(ccache_page_tag(&e->ci->key, e->index), false);
 }
 
+/* How ccache_lru_evict() evicts: for the shrinker; only idle entries. */
+#define CCACHE_EVICT_SHRINKER	BIT(0)
+#define CCACHE_EVICT_IDLE	BIT(1)
+
 /*
  * Evict up to @nr entries from the LRU's old end, looking at no more than
  * @budget entries: one with a second chance left (->referenced) loses it
  * and goes back to the young end instead; the other pages of an evicted
- * entry's folio go with it.  Frees their memory before
- * returning; @shrinker says for whom (the tracepoint tells).  Return: how
- * many were evicted; *@looked: how many entries were looked at, 0 only
- * when the LRU is empty.
+ * entry's folio go with it.  With CCACHE_EVICT_IDLE in @how it stops at
+ * the first entry that is not idle (ccache_sizing_idle()), and evicts an
+ * idle one whatever its chances: they were given for reads that did not
+ * come.  Frees their memory before returning; CCACHE_EVICT_SHRINKER says
+ * for whom (the tracepoint tells).  Return: how many were evicted;
+ * *@looked: how many entries were looked at, 0 only when the LRU is empty.
  */
 static unsigned long ccache_lru_evict(unsigned long nr, unsigned long budget,
-				      unsigned long *looked, bool shrinker)
+				      unsigned long *looked, unsigned int how)
 {
+	unsigned long shrinker = !!(how & CCACHE_EVICT_SHRINKER);
 	unsigned long evicted = 0, seen = 0;
 	struct ccache_inode *ci;
 	struct ccache_entry *e;
@@ -95,7 +102,10 @@ static unsigned long ccache_lru_evict(unsigned long nr, unsigned long budget,
 	while (evicted < nr && seen < budget && !list_empty(&ccache_lru)) {
 		seen++;
 		e = list_first_entry(&ccache_lru, struct ccache_entry, list);
-		if (e->referenced) {
+		if (how & CCACHE_EVICT_IDLE) {
+			if (!ccache_sizing_idle(e->gen))
+				break;
+		} else if (e->referenced) {
 			e->referenced--;
 			list_move_tail(&e->list, &ccache_lru);
 			continue;
@@ -205,10 +215,11 @@ void ccache_pool_refused(u32 tag)
 
 /*
  * Make room for one page: use up the credit, or evict the LRU's oldest
- * entry (and its folio), looking at no more than @budget entries.
+ * entry (and its folio), looking at no more than @budget entries; with
+ * CCACHE_EVICT_IDLE in @how, only if it is idle.
  * Return: whether there is room.
  */
-static bool ccache_pool_make_room(unsigned long budget)
+static bool ccache_pool_make_room(unsigned long budget, unsigned int how)
 {
 	unsigned long n;
 
@@ -216,8 +227,13 @@ static bool ccache_pool_make_room(unsigned long budget)
 		ccache_pool_credit--;
 		return true;
 	}
-	n = ccache_lru_evict(1, budget, NULL, false);
+	/* not even the oldest generation (age 255) idle: no lock to take */
+	if ((how & CCACHE_EVICT_IDLE) && !ccache_sizing_idle(ccache_sizing_gen() + 1))
+		return false;
+	n = ccache_lru_evict(1, budget, NULL, how);
 	ccache_stat_add(lru_evictions, n);
+	if (how & CCACHE_EVICT_IDLE)
+		ccache_stat_add(idle_evictions, n);
 	if (!n)
 		return false;
 	ccache_pool_credit = n - 1;
@@ -243,7 +259,7 @@ static void ccache_pool_trim(unsigned long used, unsigned long goal)
 	nr = DIV_ROUND_UP(used - goal, max(used / stored, 1UL));
 	while (nr) {
 		n = min(nr, CCACHE_LOCK_BATCH);
-		n = ccache_lru_evict(n, 2 * n, &looked, false);
+		n = ccache_lru_evict(n, 2 * n, &looked, 0);
 		ccache_stat_add(lru_evictions, n);
 		if (!looked)
 			break;
@@ -301,13 +317,17 @@ bool ccache_pool_admit(u32 tag, bool workingset, unsigned int nr)
 	if (ccache_refused_again(tag) || workingset ||
 	    ccache_sizing_replacing()) {
 		for (i = 0; i < nr; i++)
-			if (ccache_pool_make_room(CCACHE_REPLACE_LOOK))
+			if (ccache_pool_make_room(CCACHE_REPLACE_LOOK, 0))
 				return true;
 	}
+	/* the oldest entries idle: the new page takes their place */
+	for (i = 0; i < nr; i++)
+		if (ccache_pool_make_room(1, CCACHE_EVICT_IDLE))
+			return true;
 	/* one try in CCACHE_FULL_TURNOVER refused pages, found room or not */
 	for (i = 0; i < nr; i++)
 		if (++ccache_pool_rejected % CCACHE_FULL_TURNOVER == 0)
-			ccache_pool_make_room(2);
+			ccache_pool_make_room(2, 0);
 	return false;
 }
 
@@ -384,7 +404,7 @@ static unsigned long ccache_shrink_scan(struct shrinker *s,
 	 * nothing back, and the OOM killer fire.
 	 */
 	nr = max(sc->nr_to_scan * stored / max(bytes >> PAGE_SHIFT, 1UL), 1UL);
-	n = ccache_lru_evict(nr, 2 * nr, NULL, true);
+	n = ccache_lru_evict(nr, 2 * nr, NULL, CCACHE_EVICT_SHRINKER);
 	ccache_stat_add(shrinker_frees, n);
 	return n ? max(n * bytes / stored >> PAGE_SHIFT, 1UL) : SHRINK_STOP;
 }
@@ -409,7 +429,7 @@ static int ccache_oom_notify(struct notifier_block *nb, unsigned long unused,
 	/* no further than the entries there are now: captures go on */
 	do {
 		n = ccache_lru_evict(CCACHE_LOCK_BATCH, 4 * CCACHE_LOCK_BATCH,
-				     &looked, true);
+				     &looked, CCACHE_EVICT_SHRINKER);
 		total += n;
 		cond_resched();
 	} while (looked && total < left);

@@ -202,6 +202,8 @@ bool ccache_serve_folio(const struct ccache_key *key, struct folio *folio,
 	}
 	for (i = 0; i < nr; i++) {
 		ok = ok && ccache_fill(e[i], folio_page(folio, i), sb->data);
+		if (ok)
+			ccache_sizing_hit(e[i]->gen);
 		ccache_entry_put(e[i]);
 	}
 	if (!ok) {

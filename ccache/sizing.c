@@ -73,6 +73,9 @@
  * over data that will be read again has nothing to show yet), and the pool
  * gives back what it holds above the target at once (lru.c).
  *
+ * What the pool holds matters as much as how much: see "Idle entries"
+ * below for the pages a full pool lets go of.
+ *
  * pool_sizing=fixed keeps the target at max_pool_percent (the policy
  * before this one).  Only the sizing worker (lru.c) updates the target;
  * readers and the publish worker read it with READ_ONCE().
@@ -137,6 +140,39 @@ static bool ccache_replacing;		/* ccache_sizing_replacing() */
 static struct {
 	unsigned long stale, hits;
 } ccache_replace_avg;
+
+/*
+ * Idle entries.  A full pool refuses new pages rather than evicting its
+ * oldest (lru.c): a pass over more data than it holds then keeps its first
+ * pages, which the next pass reads first.  But a pool filled by one
+ * workload keeps that workload's pages when the next one comes (a server
+ * moving to another data set): its entries are then never read again while
+ * the new pages it refuses are.  The two look alike while the new pages
+ * stream in; they differ in which entries the hits go to.  So each entry
+ * carries its generation, the eviction clock at its capture in units of
+ * 1/CCACHE_GEN_SHARE of RAM (a byte: 256 generations are about
+ * 256/CCACHE_GEN_SHARE RAMs of evictions; older entries look young again,
+ * and are then kept as before), and each hit counts for its entry's
+ * generation.  The counts halve every generation, so they show which
+ * generations the workload reads now.  Entries older than a RAM of
+ * evictions whose generations, together with every older one, drew at
+ * most 1/CCACHE_IDLE_SHARE of the recent hits are idle, and so are all
+ * entries older than a RAM while the pool serves fewer than one page per
+ * CCACHE_IDLE_SHARE evictions: a full pool gives their place to new pages
+ * (ccache_sizing_idle(), lru.c).  A pass over a set larger than the cache
+ * draws its hits from its oldest entries, which are then never idle, and a
+ * first pass that has no hits yet leaves its entries younger than a RAM
+ * alone.  pool_sizing=fixed calls no entry idle.
+ */
+#define CCACHE_GEN_SHARE 16
+#define CCACHE_IDLE_SHARE 64
+#define CCACHE_GENS 256
+
+static atomic_long_t ccache_gen_hits[CCACHE_GENS];	/* by generation */
+static unsigned int ccache_gen_shift;	/* log2 of a generation's evictions */
+static unsigned int ccache_gen_ram;	/* generations in a RAM of evictions */
+static unsigned int ccache_idle_age;	/* idle from this age; CCACHE_GENS: none */
+static u8 ccache_decay_gen;		/* generation of the last halving */
 
 /* Pages of files ccache caches that were read from the disk. */
 static atomic_long_t ccache_data_reads = ATOMIC_LONG_INIT(0);
@@ -379,6 +415,78 @@ static void ccache_sizing_replace_update(unsigned long stale,
 			   ccache_replace_avg.stale > ccache_replace_avg.hits);
 }
 
+/**
+ * ccache_sizing_gen() - Return: the generation an entry captured now gets
+ *
+ * Context: any.
+ */
+u8 ccache_sizing_gen(void)
+{
+	return atomic_long_read(&ccache_evictions) >> ccache_gen_shift;
+}
+
+/**
+ * ccache_sizing_hit() - count a hit for the generation of the entry served
+ * @gen: the entry's ->gen
+ *
+ * Context: any; no lock needed.
+ */
+void ccache_sizing_hit(u8 gen)
+{
+	atomic_long_inc(&ccache_gen_hits[gen]);
+}
+
+/**
+ * ccache_sizing_idle() - is an entry of generation @gen idle (see "Idle
+ * entries" above)?
+ * @gen: the entry's ->gen
+ *
+ * Context: any.
+ * Return: true if a full pool should let it go for a new page.
+ */
+bool ccache_sizing_idle(u8 gen)
+{
+	return (u8)(ccache_sizing_gen() - gen) >= READ_ONCE(ccache_idle_age);
+}
+
+/*
+ * Halve the hit counts for each generation the clock advanced, then find
+ * the age from which entries are idle.  Context: the sizing worker.
+ */
+static void ccache_sizing_idle_update(void)
+{
+	unsigned long total = 0, older = 0;
+	u8 now = ccache_sizing_gen();
+	unsigned int age, g, halvings;
+
+	halvings = min_t(unsigned int, (u8)(now - ccache_decay_gen),
+			 BITS_PER_LONG - 1);
+	if (halvings)
+		ccache_decay_gen = now;
+	for (g = 0; g < CCACHE_GENS; g++) {
+		long hits = atomic_long_read(&ccache_gen_hits[g]);
+
+		if (halvings)
+			atomic_long_sub(hits - (hits >> halvings),
+					&ccache_gen_hits[g]);
+		total += hits >> halvings;
+	}
+	/* the counts hold about two generations' hits: a pool barely read */
+	if (total * CCACHE_IDLE_SHARE < 2UL << ccache_gen_shift)
+		total = 0;
+	/* from the oldest: the youngest age whose hits and older are few */
+	for (age = CCACHE_GENS - 1; total && age >= ccache_gen_ram; age--) {
+		older += atomic_long_read(&ccache_gen_hits[(u8)(now - age)]);
+		if (older * CCACHE_IDLE_SHARE > total)
+			break;
+	}
+	if (!total)
+		age = ccache_gen_ram - 1;
+	/* pool_sizing=fixed: the admission before this policy */
+	WRITE_ONCE(ccache_idle_age,
+		   ccache_param_pool_sizing_auto() ? age + 1 : CCACHE_GENS);
+}
+
 /* @delta, counted since the last update, and the new last value in @seen */
 static unsigned long ccache_since(unsigned long now, unsigned long *seen)
 {
@@ -425,6 +533,7 @@ unsigned long ccache_sizing_update(unsigned long limit, unsigned long used,
 	ccache_stat_add(other_refaults, other);
 	WRITE_ONCE(ccache_horizon, used >> PAGE_SHIFT);
 	ccache_sizing_replace_update(stale, hits);
+	ccache_sizing_idle_update();
 
 	/* fixed, or the first call: the top (fixed -> auto starts there) */
 	if (!ccache_param_pool_sizing_auto() || target == ULONG_MAX)
@@ -514,6 +623,7 @@ static void *ccache_ghost_table(unsigned long slots, size_t size,
 int ccache_sizing_init(void)
 {
 	int err = -ENOMEM;
+	unsigned int i;
 
 	ccache_delete_tp = ccache_tracepoint(CCACHE_DELETE_TP);
 	ccache_add_tp = ccache_tracepoint(CCACHE_ADD_TP);
@@ -530,6 +640,14 @@ int ccache_sizing_init(void)
 		goto fail;
 	ccache_target = ULONG_MAX;
 	ccache_horizon = 0;
+	ccache_gen_shift = ilog2(max(totalram_pages() / CCACHE_GEN_SHARE, 1UL));
+	ccache_gen_ram = min(DIV_ROUND_UP(totalram_pages(),
+					  1UL << ccache_gen_shift),
+			     CCACHE_GENS - 1UL);
+	ccache_idle_age = CCACHE_GENS;
+	ccache_decay_gen = ccache_sizing_gen();
+	for (i = 0; i < CCACHE_GENS; i++)
+		atomic_long_set(&ccache_gen_hits[i], 0);
 	ccache_replace_avg.stale = 0;
 	ccache_replace_avg.hits = 0;
 	ccache_sizing_seen.cache_refaults = atomic_long_read(&ccache_cache_refaults);

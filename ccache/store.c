@@ -379,6 +379,7 @@ struct ccache_entry *ccache_entry_alloc(struct ccache_stage *stage, u16 memcg)
 	e->state = CCACHE_PENDING;
 	e->stage = stage;
 	e->memcg = memcg;
+	e->gen = ccache_sizing_gen();
 	return e;
 }
 

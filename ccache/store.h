@@ -155,6 +155,7 @@ struct ccache_entry {
 	u8 referenced:2;	/* LRU second chances left, at most 2 */
 	u8 has_crc:1;		/* @crc is set: check it on a hit */
 	u8 order:5;		/* of the folio it was captured from */
+	u8 gen;			/* ccache_sizing_gen() at capture */
 	u16 length;		/* compressed length */
 	u16 memcg;		/* its cgroup's record (memcg.c), 0: none */
 	u32 crc;		/* CRC32C of the page (checksum knob) */
@@ -268,6 +269,9 @@ void ccache_sizing_served(const struct ccache_key *key, pgoff_t index,
 			  unsigned int nr);
 void ccache_sizing_offload(void);
 bool ccache_sizing_replacing(void);
+u8 ccache_sizing_gen(void);
+void ccache_sizing_hit(u8 gen);
+bool ccache_sizing_idle(u8 gen);
 unsigned long ccache_sizing_bytes(void);
 unsigned long ccache_sizing_goal(unsigned long limit);
 unsigned long ccache_sizing_update(unsigned long limit, unsigned long used,

@@ -193,6 +193,7 @@ static struct attribute *ccache_attrs[] = {
 	CCACHE_REJECTS(cgroup_limit, CGROUP_LIMIT),
 	CCACHE_COUNTER(invalidations),
 	CCACHE_COUNTER(lru_evictions),
+	CCACHE_COUNTER(idle_evictions),
 	CCACHE_COUNTER(shrinker_frees),
 	CCACHE_DERIVED(pool_target_bytes),
 	CCACHE_COUNTER(ghost_hits),

@@ -1,0 +1,72 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# A full pool lets idle entries go (pool_sizing=auto, ccache_sizing_idle()):
+# cold data fills a small pool and is never read again; a read of the raw
+# disk, which ccache does not keep, then advances the eviction clock by
+# more than a RAM; a new file evicted into the full pool takes the idle
+# entries' place (idle_evictions) instead of being refused, and is served
+# by ccache.  With pool_sizing=fixed no entry is idle and the same file is
+# mostly refused.  Every file reads back as its model.
+# VM: mem=256 cpus=2 disk=ext4:512M timeout=420
+# shellcheck source=selftests/lib/tap.sh
+. ./lib/tap.sh
+# shellcheck source=selftests/progs/cctest.sh
+. ./progs/cctest.sh
+
+[ -d /mnt/d0 ] || tap_skip_all "no data disk at /mnt/d0"
+P=/sys/module/ccache/parameters
+dir=/mnt/d0/idle
+dev=$(awk '$2 == "/mnt/d0" { print $1 }' /proc/mounts)
+pages=1024
+
+# round SIZING: a small pool full of cold data, aged by a read of the raw
+# disk, then a new file evicted into it (checks)
+round() {
+	# bdev off: the raw disk's pages only advance the clock
+	cc_start max_pool_percent=2 fault_inject=shrinker pool_sizing="$1" \
+		filesystems=ext4
+	mkdir -p "$dir"
+	cold="$dir/cold1 $dir/cold2 $dir/cold3 $dir/cold4"
+	# shellcheck disable=SC2086 # a list of paths without spaces
+	check "create 64 MiB of cold data" cc_create 16M $cold
+	sync
+	cc_snap cold
+	# shellcheck disable=SC2086
+	cc_evict $cold
+	check "the pool stays full from now on (accept_threshold_percent=0)" \
+		sh -c "echo 0 > $P/accept_threshold_percent"
+	check_gt "the cold data filled the pool (reject_pool_limit grew)" \
+		"$(cc_delta cold reject_pool_limit)" 0
+	check "create a 4 MiB file" cc_create 4M "$dir/w"
+	sync
+	# twice RAM: reclaim evicts most of it, which is what ages the pool
+	check "read 512 MiB of the raw disk ($dev)" \
+		dd if="$dev" of=/dev/null bs=1M count=512 status=none
+	cc_snap new
+	cc_evict "$dir/w"
+	cc_snap read
+	run_check "the new file reads back as its model" \
+		"$CCFILE" verify -m read "$dir/w"
+	echo "# $1: $(cc_delta new idle_evictions) idle evictions," \
+		"$(cc_delta new reject_pool_limit) refused, $(cc_delta read hits) hits"
+}
+
+round auto
+check_gt "idle entries made room for the new file (idle_evictions)" \
+	"$(cc_delta new idle_evictions)" $((pages / 2))
+check_le "few of its pages were refused (reject_pool_limit)" \
+	"$(cc_delta new reject_pool_limit)" $((pages / 4))
+check_gt "more than half of it was served by ccache" \
+	"$(cc_delta read hits)" $((pages / 2))
+# shellcheck disable=SC2086 # a list of paths without spaces
+run_check "the cold files read back as their models" \
+	"$CCFILE" verify -m read $cold
+check "rmmod ccache" /sbin/rmmod ccache
+rm -rf "$dir"
+
+round fixed
+check_eq "with fixed no entry is idle" "$(cc_delta new idle_evictions)" 0
+check_gt "and most of the new file was refused (reject_pool_limit)" \
+	"$(cc_delta new reject_pool_limit)" $((pages / 2))
+check "rmmod ccache" /sbin/rmmod ccache
+tap_done
