@@ -198,7 +198,8 @@ const char * const ccache_fs_names[CCACHE_FS_COUNT] = {
 	[CCACHE_FS_BDEV] = "bdev",
 };
 
-static unsigned long ccache_filesystems = BIT(CCACHE_FS_EXT4) | BIT(CCACHE_FS_XFS);
+static unsigned long ccache_filesystems = BIT(CCACHE_FS_EXT4) | BIT(CCACHE_FS_XFS) |
+					  BIT(CCACHE_FS_BDEV);
 
 /* ---- The knobs ---- */
 
@@ -209,14 +210,14 @@ MODULE_PARM_DESC(enabled, "Capture evicted pages and serve re-reads (default Y)"
 module_param_cb(compressor, &ccache_compressor_ops, NULL, 0644);
 MODULE_PARM_DESC(compressor, "Crypto API compression algorithm (default lzo)");
 
-static unsigned int ccache_max_pool_percent = 20;
+static unsigned int ccache_max_pool_percent = 60;
 static struct ccache_uint_knob ccache_max_pool_percent_knob = {
 	.val = &ccache_max_pool_percent, .min = 1, .max = 90,
 };
 module_param_cb(max_pool_percent, &ccache_uint_ops,
 		&ccache_max_pool_percent_knob, 0644);
 MODULE_PARM_DESC(max_pool_percent,
-		 "Largest compressed pool, in percent of RAM (1-90, default 20)");
+		 "Largest compressed pool, in percent of RAM (1-90, default 60)");
 
 /* pool_sizing: sizing.c's target (auto), or max_pool_percent (fixed) */
 static const char * const ccache_sizing_names[] = { "fixed", "auto" };
@@ -284,7 +285,7 @@ static struct ccache_list_knob ccache_filesystems_knob = {
 };
 module_param_cb(filesystems, &ccache_list_ops, &ccache_filesystems_knob, 0644);
 MODULE_PARM_DESC(filesystems,
-		 "Comma-separated filesystems to cache: ext4, xfs, bdev (block devices' own pages: filesystem metadata), or none (default ext4,xfs)");
+		 "Comma-separated filesystems to cache: ext4, xfs, bdev (block devices' own pages: filesystem metadata), or none (default ext4,xfs,bdev)");
 
 static bool ccache_checksum = true;
 module_param_cb(checksum, &ccache_bool_ops, &ccache_checksum, 0644);

@@ -81,7 +81,7 @@ cc_snap flushed
 # shellcheck disable=SC2086
 run_check "re-read after flush matches the model" "$CCFILE" verify $dir/f2 $dir/f3
 check_eq "nothing was served after the flush (hits unchanged)" \
-	"$(cc_delta flushed hits)" 0
+	"$(cc_data_hits flushed)" 0
 check_gt "the re-read came from the disk" "$(cc_delta flushed vda)" 0
 
 # ---- a file written with O_DIRECT stays uncached across a flush ----
@@ -95,7 +95,7 @@ cc_evict "$f"
 check_gt "its evicted pages were refused (reject_policy)" \
 	"$(cc_delta poisoned reject_policy)" 0
 run_check "it matches after eviction" "$CCFILE" verify "$f"
-check_eq "none of it was served (hits unchanged)" "$(cc_delta poisoned hits)" 0
+check_eq "none of it was served (hits unchanged)" "$(cc_data_hits poisoned)" 0
 
 # ---- flushes racing a re-read that ccache serves ----
 # shellcheck disable=SC2086

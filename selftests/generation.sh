@@ -41,7 +41,7 @@ check "set the first generation back" "$CCFILE" generation $f "$gen"
 cc_snap back
 run_check "the file reads back as its model" "$CCFILE" verify -m read $f
 check_eq "nothing was served: neither generation's pages fit (hits)" \
-	"$(cc_delta back hits)" 0
+	"$(cc_data_hits back)" 0
 cc_evict $f
 cc_snap again
 run_check "evicted once more, it reads back as its model (mmap)" \

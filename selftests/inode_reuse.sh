@@ -80,7 +80,7 @@ for mnt in /mnt/d0 /mnt/d1; do
 	run_check "$fs: new files read back as their model (holes are zeros)" \
 		each_file "$dir" "$CCFILE" verify -m read
 	check_eq "$fs: nothing served for new files never evicted (hits)" \
-		"$(cc_delta new hits)" 0
+		"$(cc_data_hits new)" 0
 
 	cc_snap again
 	# shellcheck disable=SC2046 # paths without spaces

@@ -48,7 +48,7 @@ cc_snap remounted
 run_check "after the remount the files match (read)" \
 	"$CCFILE" verify -m read $files
 check_eq "nothing was carried across the remount (hits)" \
-	"$(cc_delta remounted hits)" 0
+	"$(cc_data_hits remounted)" 0
 evict_files "second mount"
 cc_snap served
 run_check "evicted again, the files match (mmap)" "$CCFILE" verify -m mmap $files
@@ -70,7 +70,7 @@ echo "# inodes before: $old; on the new filesystem: $(inodes)"
 check_eq "the new files have the old inode numbers" "$(inodes)" "$old"
 run_check "the new files match their own model (sendfile)" \
 	"$CCFILE" verify -m sendfile $files
-check_eq "nothing was served for them (hits)" "$(cc_delta fresh hits)" 0
+check_eq "nothing was served for them (hits)" "$(cc_data_hits fresh)" 0
 
 evict_files "new filesystem"
 check "unmount the new ext4 while its pages sit in ccache" umount /mnt/d0

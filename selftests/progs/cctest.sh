@@ -65,6 +65,12 @@ cc_delta() {
 	esac
 }
 
+# cc_data_hits NAME: hits of files' data since cc_snap NAME (hits less
+# bdev_hits: the filesystems' metadata the bdev filesystem keeps)
+cc_data_hits() {
+	echo $(($(cc_delta "$1" hits) - $(cc_delta "$1" bdev_hits)))
+}
+
 # cc_empty_store: write back, drop the page cache and (through the same
 # drop_caches) every ccache entry; true when the store is then empty
 cc_empty_store() {
