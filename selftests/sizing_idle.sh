@@ -37,11 +37,12 @@ round() {
 		sh -c "echo 0 > $P/accept_threshold_percent"
 	check_gt "the cold data filled the pool (reject_pool_limit grew)" \
 		"$(cc_delta cold reject_pool_limit)" 0
-	check "create a 4 MiB file" cc_create 4M "$dir/w"
-	sync
 	# twice RAM: reclaim evicts most of it, which is what ages the pool
 	check "read 512 MiB of the raw disk ($dev)" \
 		dd if="$dev" of=/dev/null bs=1M count=512 status=none
+	# created after the read, which would have evicted it
+	check "create a 4 MiB file" cc_create 4M "$dir/w"
+	sync
 	cc_snap new
 	cc_evict "$dir/w"
 	cc_snap read
