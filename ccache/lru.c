@@ -227,8 +227,8 @@ static bool ccache_pool_make_room(unsigned long budget, unsigned int how)
 		ccache_pool_credit--;
 		return true;
 	}
-	/* not even the oldest generation (age 255) idle: no lock to take */
-	if ((how & CCACHE_EVICT_IDLE) && !ccache_sizing_idle(ccache_sizing_gen() + 1))
+	/* nothing can be idle: no lock to take */
+	if ((how & CCACHE_EVICT_IDLE) && !ccache_sizing_some_idle())
 		return false;
 	n = ccache_lru_evict(1, budget, NULL, how);
 	ccache_stat_add(lru_evictions, n);

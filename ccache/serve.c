@@ -200,9 +200,10 @@ bool ccache_serve_folio(const struct ccache_key *key, struct folio *folio,
 		trace_ccache_load_miss(key, folio->index, nr);
 		return false;
 	}
-	for (i = 0; i < nr; i++) {
+	for (i = 0; i < nr; i++)
 		ok = ok && ccache_fill(e[i], folio_page(folio, i), sb->data);
-		if (ok)
+	for (i = 0; i < nr; i++) {
+		if (ok)	/* a hit for its generation: sizing.c */
 			ccache_sizing_hit(e[i]->gen);
 		ccache_entry_put(e[i]);
 	}

@@ -159,10 +159,13 @@ static struct {
  * most 1/CCACHE_IDLE_SHARE of the recent hits are idle, and so are all
  * entries older than a RAM while the pool serves fewer than one page per
  * CCACHE_IDLE_SHARE evictions: a full pool gives their place to new pages
- * (ccache_sizing_idle(), lru.c).  A pass over a set larger than the cache
- * draws its hits from its oldest entries, which are then never idle, and a
- * first pass that has no hits yet leaves its entries younger than a RAM
- * alone.  pool_sizing=fixed calls no entry idle.
+ * (ccache_sizing_idle(), lru.c).  A first pass that has no hits yet
+ * leaves its entries younger than a RAM alone, so a pass that comes back
+ * within about a RAM of evictions finds the pages the pool kept.  One
+ * that comes back later finds none: with nothing served in between, the
+ * pool has let them go as idle, where refusing would have kept its first
+ * pages (Documentation/design.rst, "Known gaps").  pool_sizing=fixed
+ * calls no entry idle.
  */
 #define CCACHE_GEN_SHARE 16
 #define CCACHE_IDLE_SHARE 64
@@ -172,7 +175,7 @@ static atomic_long_t ccache_gen_hits[CCACHE_GENS];	/* by generation */
 static unsigned int ccache_gen_shift;	/* log2 of a generation's evictions */
 static unsigned int ccache_gen_ram;	/* generations in a RAM of evictions */
 static unsigned int ccache_idle_age;	/* idle from this age; CCACHE_GENS: none */
-static u8 ccache_decay_gen;		/* generation of the last halving */
+static unsigned long ccache_decay_gen;	/* clock >> shift at the last halving */
 
 /* Pages of files ccache caches that were read from the disk. */
 static atomic_long_t ccache_data_reads = ATOMIC_LONG_INIT(0);
@@ -415,6 +418,13 @@ static void ccache_sizing_replace_update(unsigned long stale,
 			   ccache_replace_avg.stale > ccache_replace_avg.hits);
 }
 
+/* Generations since the clock started; an entry keeps the low byte. */
+static unsigned long ccache_gens(void)
+{
+	return (unsigned long)atomic_long_read(&ccache_evictions) >>
+	       ccache_gen_shift;
+}
+
 /**
  * ccache_sizing_gen() - Return: the generation an entry captured now gets
  *
@@ -422,7 +432,7 @@ static void ccache_sizing_replace_update(unsigned long stale,
  */
 u8 ccache_sizing_gen(void)
 {
-	return atomic_long_read(&ccache_evictions) >> ccache_gen_shift;
+	return ccache_gens();
 }
 
 /**
@@ -446,7 +456,20 @@ void ccache_sizing_hit(u8 gen)
  */
 bool ccache_sizing_idle(u8 gen)
 {
-	return (u8)(ccache_sizing_gen() - gen) >= READ_ONCE(ccache_idle_age);
+	return ccache_param_pool_sizing_auto() &&
+	       (u8)(ccache_sizing_gen() - gen) >= READ_ONCE(ccache_idle_age);
+}
+
+/**
+ * ccache_sizing_some_idle() - Return: whether any entry may be idle now
+ * (a full pool need not look at its LRU otherwise)
+ *
+ * Context: any.
+ */
+bool ccache_sizing_some_idle(void)
+{
+	return ccache_param_pool_sizing_auto() &&
+	       READ_ONCE(ccache_idle_age) < CCACHE_GENS;
 }
 
 /*
@@ -455,14 +478,14 @@ bool ccache_sizing_idle(u8 gen)
  */
 static void ccache_sizing_idle_update(void)
 {
+	unsigned long gens = ccache_gens();
 	unsigned long total = 0, older = 0;
-	u8 now = ccache_sizing_gen();
+	u8 now = gens;
 	unsigned int age, g, halvings;
 
-	halvings = min_t(unsigned int, (u8)(now - ccache_decay_gen),
-			 BITS_PER_LONG - 1);
+	halvings = min(gens - ccache_decay_gen, BITS_PER_LONG - 1UL);
 	if (halvings)
-		ccache_decay_gen = now;
+		ccache_decay_gen = gens;
 	for (g = 0; g < CCACHE_GENS; g++) {
 		long hits = atomic_long_read(&ccache_gen_hits[g]);
 
@@ -645,7 +668,7 @@ int ccache_sizing_init(void)
 					  1UL << ccache_gen_shift),
 			     CCACHE_GENS - 1UL);
 	ccache_idle_age = CCACHE_GENS;
-	ccache_decay_gen = ccache_sizing_gen();
+	ccache_decay_gen = ccache_gens();
 	for (i = 0; i < CCACHE_GENS; i++)
 		atomic_long_set(&ccache_gen_hits[i], 0);
 	ccache_replace_avg.stale = 0;

@@ -272,6 +272,7 @@ bool ccache_sizing_replacing(void);
 u8 ccache_sizing_gen(void);
 void ccache_sizing_hit(u8 gen);
 bool ccache_sizing_idle(u8 gen);
+bool ccache_sizing_some_idle(void);
 unsigned long ccache_sizing_bytes(void);
 unsigned long ccache_sizing_goal(unsigned long limit);
 unsigned long ccache_sizing_update(unsigned long limit, unsigned long used,
