@@ -158,20 +158,22 @@ static struct {
  * evictions whose generations, together with every older one, drew at
  * most 1/CCACHE_IDLE_SHARE of the recent hits are idle, and so are all
  * entries older than a RAM while the pool serves fewer than one page per
- * CCACHE_IDLE_SHARE evictions: a full pool gives their place to new pages
- * (ccache_sizing_idle(), lru.c).  A first pass that has no hits yet
- * leaves its entries younger than a RAM alone, so a pass that comes back
- * within about a RAM of evictions finds the pages the pool kept.  One
- * that comes back later finds none: with nothing served in between, the
- * pool has let them go as idle, where refusing would have kept its first
- * pages (Documentation/design.rst, "Known gaps").  pool_sizing=fixed
- * calls no entry idle.
+ * CCACHE_IDLE_SHARE evictions and as few of the pages it let go come
+ * back (ghost hits, less the slow ones): a full pool gives their place to
+ * new pages (ccache_sizing_idle(), lru.c).  A first pass that has no hits
+ * yet leaves its entries younger than a RAM alone; older ones go, and the
+ * pool then holds the pass's last pages.  The second pass's first pages
+ * come back as ghost hits, and from then on the pool refuses again and
+ * serves the pages it kept when the pass reaches them, as it does each
+ * pass after (Documentation/design.rst, "Idle entries").
+ * pool_sizing=fixed calls no entry idle.
  */
 #define CCACHE_GEN_SHARE 16
 #define CCACHE_IDLE_SHARE 64
 #define CCACHE_GENS 256
 
 static atomic_long_t ccache_gen_hits[CCACHE_GENS];	/* by generation */
+static atomic_long_t ccache_gen_ghosts;	/* ghost hits, less the slow ones */
 static unsigned int ccache_gen_shift;	/* log2 of a generation's evictions */
 static unsigned int ccache_gen_ram;	/* generations in a RAM of evictions */
 static unsigned int ccache_idle_age;	/* idle from this age; CCACHE_GENS: none */
@@ -318,9 +320,12 @@ void ccache_ghost_hit(u32 tag)
 	ccache_stat_inc(ghost_hits);
 	if (near)
 		ccache_stat_inc(near_ghost_hits);
-	if (!(ghost & 1))
+	if (!(ghost & 1)) {
 		ccache_stat_inc(slow_ghost_hits);
-	else if (near)
+		return;
+	}
+	atomic_long_inc(&ccache_gen_ghosts);
+	if (near)
 		atomic_long_inc(&ccache_stale_ghost_hits);
 	else
 		atomic_long_inc(&ccache_far_ghost_hits);
@@ -472,39 +477,50 @@ bool ccache_sizing_some_idle(void)
 	       READ_ONCE(ccache_idle_age) < CCACHE_GENS;
 }
 
+/* Halve @count @halvings times; Return: what it holds then. */
+static unsigned long ccache_halve(atomic_long_t *count, unsigned int halvings)
+{
+	long n = atomic_long_read(count);
+
+	if (halvings)
+		atomic_long_sub(n - (n >> halvings), count);
+	return n >> halvings;
+}
+
 /*
  * Halve the hit counts for each generation the clock advanced, then find
  * the age from which entries are idle.  Context: the sizing worker.
  */
 static void ccache_sizing_idle_update(void)
 {
-	unsigned long gens = ccache_gens();
-	unsigned long total = 0, older = 0;
+	unsigned long gens = ccache_gens(), few = 2UL << ccache_gen_shift;
+	unsigned long total = 0, older = 0, ghosts;
 	u8 now = gens;
 	unsigned int age, g, halvings;
 
 	halvings = min(gens - ccache_decay_gen, BITS_PER_LONG - 1UL);
 	if (halvings)
 		ccache_decay_gen = gens;
-	for (g = 0; g < CCACHE_GENS; g++) {
-		long hits = atomic_long_read(&ccache_gen_hits[g]);
-
-		if (halvings)
-			atomic_long_sub(hits - (hits >> halvings),
-					&ccache_gen_hits[g]);
-		total += hits >> halvings;
+	for (g = 0; g < CCACHE_GENS; g++)
+		total += ccache_halve(&ccache_gen_hits[g], halvings);
+	ghosts = ccache_halve(&ccache_gen_ghosts, halvings);
+	/*
+	 * The counts hold about two generations' (@few evictions') worth.  A
+	 * pool barely read holds nothing the workload reads, unless the
+	 * pages it let go come back: then it is between two passes of a
+	 * loop, whose next one reads what it kept.
+	 */
+	if (total * CCACHE_IDLE_SHARE < few) {
+		age = ghosts * CCACHE_IDLE_SHARE < few ? ccache_gen_ram - 1 :
+							 CCACHE_GENS - 1;
+	} else {
+		/* from the oldest: the youngest age whose hits and older are few */
+		for (age = CCACHE_GENS - 1; age >= ccache_gen_ram; age--) {
+			older += atomic_long_read(&ccache_gen_hits[(u8)(now - age)]);
+			if (older * CCACHE_IDLE_SHARE > total)
+				break;
+		}
 	}
-	/* the counts hold about two generations' hits: a pool barely read */
-	if (total * CCACHE_IDLE_SHARE < 2UL << ccache_gen_shift)
-		total = 0;
-	/* from the oldest: the youngest age whose hits and older are few */
-	for (age = CCACHE_GENS - 1; total && age >= ccache_gen_ram; age--) {
-		older += atomic_long_read(&ccache_gen_hits[(u8)(now - age)]);
-		if (older * CCACHE_IDLE_SHARE > total)
-			break;
-	}
-	if (!total)
-		age = ccache_gen_ram - 1;
 	/* pool_sizing=fixed: the admission before this policy */
 	WRITE_ONCE(ccache_idle_age,
 		   ccache_param_pool_sizing_auto() ? age + 1 : CCACHE_GENS);
@@ -671,6 +687,7 @@ int ccache_sizing_init(void)
 	ccache_decay_gen = ccache_gens();
 	for (i = 0; i < CCACHE_GENS; i++)
 		atomic_long_set(&ccache_gen_hits[i], 0);
+	atomic_long_set(&ccache_gen_ghosts, 0);
 	ccache_replace_avg.stale = 0;
 	ccache_replace_avg.hits = 0;
 	ccache_sizing_seen.cache_refaults = atomic_long_read(&ccache_cache_refaults);
