@@ -51,7 +51,7 @@ fi
 value() {
 	sed -n "s/.*\<$1=\([0-9.]*\).*/\1/p" "$logs/$2.log" | head -n 1
 }
-printf '\nFile set: %s MiB (%d pages) of text-like files on a disk throttled to 16 MiB/s; guest RAM %s MiB;\nccache loaded with max_pool_percent=60.\n\n' \
+printf '\nFile set: %s MiB (%d pages) of text-like files on a disk throttled to 16 MiB/s; guest RAM %s MiB;\nccache loaded with its default settings.\n\n' \
 	"$mib" "$(value pages on)" "$mem"
 printf '%-12s %16s %16s %14s %18s %12s\n' "" "pass 1 read MiB" "pass 2 read MiB" "pass 2 time s" \
 	"pass 2 pages hit" "mismatches"
