@@ -157,7 +157,9 @@ static unsigned long ccache_lru_evict(unsigned long nr, unsigned long budget,
  * And while the pool's ghosts show that the pages it refuses come back
  * soon, more of them than it serves, every new page takes the oldest
  * entry's place (ccache_sizing_replacing(), sizing.c): the pool then
- * holds data the workload no longer reads.
+ * holds data the workload no longer reads.  And whatever the new page,
+ * an oldest entry that is idle (sizing.c, "Idle entries": old, and its
+ * generation no longer read) gives it its place.
  *
  * Evictions take a large folio's pages together (ccache_erase_folio()),
  * so one eviction may free many pages: what it frees beyond the page
