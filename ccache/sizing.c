@@ -521,9 +521,8 @@ static void ccache_sizing_idle_update(void)
 				break;
 		}
 	}
-	/* pool_sizing=fixed: the admission before this policy */
-	WRITE_ONCE(ccache_idle_age,
-		   ccache_param_pool_sizing_auto() ? age + 1 : CCACHE_GENS);
+	/* pool_sizing=fixed is checked where this is read */
+	WRITE_ONCE(ccache_idle_age, age + 1);
 }
 
 /* @delta, counted since the last update, and the new last value in @seen */
