@@ -44,8 +44,8 @@
 # usage: web-bench.sh [--quick] [-r REPS] [-m RAM_MIB] [-z ZIPF] [-c CONNS]
 #                     [-k REQS] [-s CONFIG,...] [-o DIR] [--recalibrate]
 #                     [--verify-all] [--cluster N] [-A TREE]
-#   --quick        plain kernel at R, ccache and dm-cache on zram with
-#                  ccache's default budget, one repetition, short phases
+#   --quick        plain kernel at R, ccache and dm-cache on zram at 40%
+#                  of RAM, one repetition, short phases
 #                  (about 10 minutes); else the full run (about 65)
 #   -r REPS        repetitions of each configuration (default 3, --quick 1)
 #   -m RAM_MIB     R, the guest's RAM (default 256)
@@ -96,7 +96,8 @@ cc-meta|ccache, metadata too (filesystems=ext4,bdev)|1|1||cpu|lzo|0|filesystems=
 cc40-meta|ccache 40%, metadata too|1|1|40|cpu|lzo|0|filesystems=ext4,bdev
 cc60-meta|ccache 60%, metadata too|1|1|60|cpu|lzo|0|filesystems=ext4,bdev
 cc60-meta-2R|ccache 60%, metadata too, 2R|2|1|60|cpu|lzo|0|filesystems=ext4,bdev
-dmz|dm-cache on zram, ccache's budget|1|0||-|-|1
+dmz|dm-cache on zram, 40% budget|1|0|40|-|-|1
+dmz60|dm-cache on zram, 60% budget (ccache's ceiling)|1|0|60|-|-|1
 cc20|ccache 20%|1|1|20|cpu|lzo|0
 cc40|ccache 40%|1|1|40|cpu|lzo|0
 cc60|ccache 60%|1|1|60|cpu|lzo|0
