@@ -16,8 +16,8 @@
 #                  fsx, fio and HAProxy (the cluster recipe's test); no
 #                  web server, plotting, perf or DKMS
 #     debug        build the debug kernel (tools/debug-kernel.sh)
-#     guest        build the module and boot guests (make demo,
-#                  bench-offload, shell)
+#     guest        build the module and boot guests (make demo, with
+#                  lzop for its calibration, bench-offload, shell)
 #     bench        the web benchmarks (make bench-web, bench-cluster):
 #                  guests, nginx, Apache, lzop, dmsetup, matplotlib, HAProxy
 #     package      the DKMS package (make dkms-deb): DKMS, which installs
@@ -67,7 +67,7 @@ for p in "${purposes[@]}"; do
 		packages+=(make gcc libc6-dev bc linux-source-6.1
 			bison flex libelf-dev libssl-dev)	# tools/debug-kernel.sh's build
 		;;
-	guest) packages+=("${guest_packages[@]}") guests=1 ;;
+	guest) packages+=("${guest_packages[@]}" lzop) guests=1 ;;	# lzop: tools/lib/calibrate.sh
 	bench)
 		packages+=("${guest_packages[@]}"
 			python3 lzop nginx-light apache2 dmsetup python3-matplotlib	# tools/bench/web-bench.sh

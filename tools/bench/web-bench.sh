@@ -78,6 +78,8 @@ top=$(cd "$here/../.." && pwd)
 . "$top/tools/lib/image.sh"
 # shellcheck source=tools/lib/program.sh
 . "$top/tools/lib/program.sh"
+# shellcheck source=tools/lib/calibrate.sh
+. "$top/tools/lib/calibrate.sh"
 cache=${CCDEV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ccache-dev}
 cmd="$0 $*"
 
@@ -302,45 +304,13 @@ fi
 
 # ---- calibration ----
 cal=$cache/bench/calibration-$release.env
-model_bps=$((125 << 20)) model_iops=3000
 if [[ $recal == 1 || ! -s $cal ]]; then
 	say "calibrating: LZO on the host and in a guest"
 	mkdir -p "$work/cal"
-	sample_mib=384
 	# (cat dies of SIGPIPE when head has enough)
 	(cd "$docset/www" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 cat) 2> /dev/null |
-		head -c $((sample_mib << 20)) > "$work/cal/sample" || true
-	sample=$(stat -c %s "$work/cal/sample")
-	# host: lzop at its default level (LZO1X-1, the kernel's lzo), the
-	# fastest of three runs, user CPU time
-	host_s=''
-	for _ in 1 2 3; do
-		t=$({ TIMEFORMAT=%U; time lzop -c "$work/cal/sample" > /dev/null; } 2>&1)
-		host_s=$(awk -v a="$t" -v b="${host_s:-$t}" 'BEGIN { print (a < b ? a : b) }')
-	done
-	CCDEV_TCG_THREAD=multi "$top/tools/vm/boot.sh" -k "$release" -m 256 -c 2 -t 600 \
-		-d "ext4:$((sample_mib * 3 / 2 + 64))M:src=$work/cal" -a wb_mode=calibrate \
-		-o "$out/logs/calibrate.log" "$here/web-bench.guest" > "$out/logs/calibrate.boot" 2>&1 ||
-		{ cat "$out/logs/calibrate.boot" >&2; exit 1; }
-	line=$(grep '^BENCH phase=calibrate' "$out/logs/calibrate.log")
-	completed=$(sed -n 's/.* completed=\([0-9]*\).*/\1/p' <<<"$line")
-	ns=$(sed -n 's/.* compress_ns=\([0-9]*\).*/\1/p' <<<"$line")
-	((completed > 1000)) || { say "calibration: only $completed pages compressed"; exit 1; }
-	awk -v bytes="$sample" -v s="$host_s" -v pages="$completed" -v ns="$ns" \
-		-v mbps="$model_bps" -v miops="$model_iops" -v cpu="$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)" \
-		-v rel="$release" -v date="$(date -u +%Y-%m-%dT%H:%MZ)" 'BEGIN {
-		host = bytes / s / 1e6
-		guest = 4096 * pages / ns * 1000
-		f = host / guest
-		printf "cal_date=\"%s\"\ncal_kernel=%s\ncal_host_cpu=\"%s\"\n", date, rel, cpu
-		printf "cal_sample_bytes=%d\ncal_host_user_s=%s\ncal_host_mbps=%.1f\n", bytes, s, host
-		printf "cal_guest_pages=%d\ncal_guest_ns=%d\ncal_guest_ns_per_page=%.0f\n", pages, ns, ns / pages
-		printf "cal_guest_mbps=%.2f\ncal_factor=%.2f\n", guest, f
-		printf "cal_model_bps=%d\ncal_model_iops=%d\n", mbps, miops
-		printf "cal_bps=%d\ncal_iops=%d\n", mbps / f, (miops / f < 1 ? 1 : miops / f)
-	}' > "$work/cal.env"
-	mv "$work/cal.env" "$cal"
-	rm -rf "$work/cal"
+		head -c $((384 << 20)) > "$work/cal/sample" || true
+	calibrate "$cal" "$release" "$work/cal" "$out/logs/calibrate.log" || exit 1
 else
 	say "reusing the calibration in $cal (--recalibrate measures it again)"
 fi

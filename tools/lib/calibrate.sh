@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# calibrate ENV RELEASE DIR LOG: the balance of CPU and disk a guest must
+# keep to behave as a real server does.  A guest under TCG runs several
+# times slower than the host, while QEMU's disk throttle runs in real
+# time; so the disk is slowed by the same factor as the CPU.  Measures LZO
+# over DIR/sample (a file larger than the guest's 256 MiB) on the host
+# (lzop at its default level, LZO1X-1 as the kernel's lzo: user CPU time,
+# the fastest of three runs) and in a guest of kernel RELEASE (ccache
+# compressing it page by page: web-bench.guest's calibrate mode, its
+# console in LOG), and writes to ENV the factor host/guest and the model
+# volume, AWS gp3's baseline of 125 MiB/s and 3000 IOPS, divided by it:
+# cal_bps and cal_iops, the guest disk's throttle.  DIR is removed.
+
+calibrate() {
+	local env=$1 release=$2 dir=$3 log=$4 top sample host_s t line completed ns
+	top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+	sample=$(stat -c %s "$dir/sample")
+	host_s=''
+	for _ in 1 2 3; do
+		t=$({ TIMEFORMAT=%U; time lzop -c "$dir/sample" > /dev/null; } 2>&1)
+		host_s=$(awk -v a="$t" -v b="${host_s:-$t}" 'BEGIN { print (a < b ? a : b) }')
+	done
+	CCDEV_TCG_THREAD=multi "$top/tools/vm/boot.sh" -k "$release" -m 256 -c 2 -t 600 \
+		-d "ext4:$((sample * 3 / 2 / 1048576 + 64))M:src=$dir" -a wb_mode=calibrate \
+		-o "$log" "$top/tools/bench/web-bench.guest" > "$log.boot" 2>&1 ||
+		{ cat "$log.boot" >&2; return 1; }
+	line=$(grep '^BENCH phase=calibrate' "$log")
+	completed=$(sed -n 's/.* completed=\([0-9]*\).*/\1/p' <<<"$line")
+	ns=$(sed -n 's/.* compress_ns=\([0-9]*\).*/\1/p' <<<"$line")
+	((completed > 1000)) || { echo "calibration: only $completed pages compressed" >&2; return 1; }
+	awk -v bytes="$sample" -v s="$host_s" -v pages="$completed" -v ns="$ns" \
+		-v mbps=$((125 << 20)) -v miops=3000 \
+		-v cpu="$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)" \
+		-v rel="$release" -v date="$(date -u +%Y-%m-%dT%H:%MZ)" 'BEGIN {
+		host = bytes / s / 1e6
+		guest = 4096 * pages / ns * 1000
+		f = host / guest
+		printf "cal_date=\"%s\"\ncal_kernel=%s\ncal_host_cpu=\"%s\"\n", date, rel, cpu
+		printf "cal_sample_bytes=%d\ncal_host_user_s=%s\ncal_host_mbps=%.1f\n", bytes, s, host
+		printf "cal_guest_pages=%d\ncal_guest_ns=%d\ncal_guest_ns_per_page=%.0f\n", pages, ns, ns / pages
+		printf "cal_guest_mbps=%.2f\ncal_factor=%.2f\n", guest, f
+		printf "cal_model_bps=%d\ncal_model_iops=%d\n", mbps, miops
+		printf "cal_bps=%d\ncal_iops=%d\n", mbps / f, (miops / f < 1 ? 1 : miops / f)
+	}' > "$env.tmp"
+	mv "$env.tmp" "$env"
+	rm -rf "$dir"
+}
