@@ -8,11 +8,13 @@ guest's console log; for every line
     BENCH-THROTTLE seq=N on|off
 
 it sets the data disk's QEMU throttle (block_set_io_throttle through the
-QMP socket) to BPS and IOPS ("on") or lifts it ("off"), then grows the
-small raw acknowledgement disk to N+1 MiB (block_resize), which the guest
-sees in /sys/block/vdc/size.  It ends when QEMU closes the socket.
+QMP socket) to BPS and IOPS ("on") or to the prefill's rate ("off":
+--prefill-bps, by default none), then grows the small raw
+acknowledgement disk to N+1 MiB (block_resize), which the guest sees in
+/sys/block/vdc/size.  It ends when QEMU closes the socket.
 
-usage: throttle.py QMP_SOCKET CONSOLE_LOG BPS IOPS [DRIVE ACK_DRIVE]
+usage: throttle.py [--load FILE] [--prefill-bps BPS] QMP_SOCKET CONSOLE_LOG
+                   BPS IOPS [DRIVE ACK_DRIVE]
 (drives are boot.sh's -drive ids: d0 the first -d disk, d2 the third)
 """
 import json
@@ -92,15 +94,20 @@ def sample_load(path):
 
 def main():
     args = sys.argv[1:]
-    load, next_sample = None, 0
-    if args[:1] == ['--load'] and len(args) > 1:
-        load, args = args[1], args[2:]
+    load, next_sample, prefill_bps = None, 0, 0
+    while args[:1] in (['--load'], ['--prefill-bps']) and len(args) > 1:
+        if args[0] == '--load':
+            load = args[1]
+        else:
+            prefill_bps = int(args[1])
+        args = args[2:]
     if len(args) not in (4, 6):
         sys.exit(__doc__.split('\n\n')[-1])
     path, console, bps, iops = args[:4]
     drive, ack = args[4:6] if len(args) == 6 else ('d0', 'd2')
     qmp = Qmp(path, 600)
-    log(f'connected; "on" is {bps} B/s, {iops} IOPS on {drive}')
+    log(f'connected; "on" is {bps} B/s, {iops} IOPS on {drive}, '
+        f'"off" {prefill_bps or "unlimited"} B/s')
     offset = 0
     pending = b''
     while not qmp.closed(0.1):
@@ -122,7 +129,8 @@ def main():
                 continue
             seq, state = int(m.group(1)), m.group(2)
             on = state == 'on'
-            limits = {'bps': int(bps) if on else 0, 'iops': int(iops) if on else 0}
+            limits = {'bps': int(bps) if on else prefill_bps,
+                      'iops': int(iops) if on else 0}
             try:
                 qmp.execute('block_set_io_throttle', device=drive,
                             bps_rd=0, bps_wr=0, iops_rd=0, iops_wr=0, **limits)

@@ -23,8 +23,9 @@
 #     to webload (keep-alive sessions, every body's CRC32C checked), nginx
 #     serves the support set, each followed by webload -V over a sample of
 #     the files; then the two fio jobs.  Each data set is first read once
-#     with the throttle lifted (throttle.py, through QEMU's QMP socket),
-#     paced so that ccache's compressor keeps up.  Repetitions run
+#     with the throttle raised to the rate a guest vCPU compresses at
+#     (throttle.py, through QEMU's QMP socket), and paced so that ccache's
+#     compressor keeps up.  Repetitions run
 #     interleaved (A B C A B C ...) so that a slow spell of the host falls
 #     on every configuration.
 #  4. report.py: results.csv, plots and report.md in the output directory.
@@ -319,8 +320,11 @@ cp "$cal" "$out/calibration.env"
 . "$cal"
 # shellcheck disable=SC2154 # set by the calibration file
 bps=$cal_bps iops=$cal_iops factor=$cal_factor host_mbps=$cal_host_mbps guest_mbps=$cal_guest_mbps
+# The prefills read at the rate one guest vCPU compresses (web-bench.guest,
+# "the prefill's pace")
+prefill_bps=$(awk -v m="$guest_mbps" 'BEGIN { printf "%d", m * 1e6 }')
 say "calibration: LZO on the host $host_mbps MB/s, in the guest $guest_mbps MB/s: factor $factor;" \
-	"the data disk: $((bps >> 10)) KiB/s, $iops IOPS"
+	"the data disk: $((bps >> 10)) KiB/s, $iops IOPS; $((prefill_bps >> 10)) KiB/s in the prefills"
 
 # ---- the disks ----
 # data: the docset, the support set and fio's files (hard links: mkfs.ext4
@@ -429,7 +433,8 @@ echo "runs=\"${runs[*]}\"" >> "$out/run.env"
 # throttle_start RUN QMP LOG: throttle.py for the guest whose QMP socket
 # is QMP and console LOG, sampling the host's load into $work/load
 throttle_start() {
-	"$py" "$here/throttle.py" --load "$work/load" "$2" "$3" "$bps" "$iops" \
+	"$py" "$here/throttle.py" --load "$work/load" --prefill-bps "$prefill_bps" \
+		"$2" "$3" "$bps" "$iops" \
 		> "$out/logs/$1.throttle" 2>&1 &
 	helpers+=("$!")
 }
