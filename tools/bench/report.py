@@ -534,6 +534,16 @@ def calibration(env):
         'throttling, reads and writes together)\n']
 
 
+def prefill_rate(env):
+    """How fast the prefills read: runs before 9e1dbf6 lifted the throttle."""
+    bps = int(env.get('prefill_bps') or 0)
+    if not bps:
+        return 'with the throttle lifted'
+    return (f'with the disk throttled to {bps / 2**20:.1f} MiB/s, the rate one guest vCPU '
+            'compresses at (the calibration\'s), its readers paused while ccache\'s '
+            'compressor catches up')
+
+
 def method(env):
     apache = float(env.get('apache_secs') or 0) > 0
     return [
@@ -541,7 +551,7 @@ def method(env):
         f'Every configuration runs {g(env, "reps")} times, each time in a fresh guest, the '
         'configurations in turns.  One guest runs, in this order: the docset served by nginx'
         + (' and by Apache' if apache else '') + ', the support set served by nginx, and '
-        'the two fio jobs.  Each data set is first read with the throttle lifted: the docset '
+        'the two fio jobs.  Each data set is first read ' + prefill_rate(env) + ': the docset '
         'and the support set from their least to their most popular file (`webload -P`), '
         f'then {g(env, "replay_secs")} s of their load (the replay), so that the page cache '
         'and ccache start with what a long Zipf load leaves there; fio\'s files in order, '

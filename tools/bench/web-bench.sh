@@ -393,7 +393,7 @@ chmod +x "$work/shim/qemu-system-x86_64"
 	echo "verify_all=$verify_all verify_files=$verify_files docset_files=$files"
 	echo "support_verify=$support_verify support_files=$support_files"
 	echo "big_mib=$big_mib small_n=$small_n small_kib=$small_kib data_mib=$data_mib"
-	echo "release=$release"
+	echo "release=$release prefill_bps=$prefill_bps"
 	echo "commit=$(git -C "$top" rev-parse --short HEAD 2> /dev/null || echo unknown)" \
 		"dirty=$(git -C "$top" status --porcelain 2> /dev/null | grep -q . && echo 1 || echo 0)"
 	echo "host_cpu=\"$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)\""
