@@ -122,13 +122,19 @@ bool ccache_sb_allowed(struct super_block *sb)
  * ccache_fs_allowed() - may pages of this file be cached at all?
  * @inode: the file
  *
- * Return: true for a regular file, neither DAX, fs-verity nor encrypted,
- * on a filesystem ccache_sb_allowed().
+ * Not a quota file while quota is on (S_NOQUOTA): ext4 writes it through
+ * the block device's buffers (ext4_quota_write()), past the file's page
+ * cache and ccache's hooks, so a copy of its pages taken before would
+ * outlive the writes.  Quota off truncates its page cache, which the hooks
+ * see.
+ *
+ * Return: true for a regular file, neither DAX, fs-verity, encrypted nor
+ * a quota file in use, on a filesystem ccache_sb_allowed().
  */
 bool ccache_fs_allowed(struct inode *inode)
 {
 	if (!S_ISREG(inode->i_mode) || IS_DAX(inode) || IS_VERITY(inode) ||
-	    IS_ENCRYPTED(inode))
+	    IS_ENCRYPTED(inode) || IS_NOQUOTA(inode))
 		return false;
 	return ccache_sb_allowed(inode->i_sb);
 }
