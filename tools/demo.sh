@@ -33,11 +33,8 @@ trap 'rm -rf "$logs"' EXIT
 cal=$cache/demo/calibration-$release.env
 if [[ ! -s $cal ]]; then
 	echo "demo: measuring LZO on this host and in a guest, once (about two minutes)" >&2
-	mkdir -p "$cache/demo" "$logs/cal"
-	# (cat dies of SIGPIPE when head has enough)
-	(cd "$set" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 cat) 2> /dev/null |
-		head -c $((384 << 20)) > "$logs/cal/sample" || true
-	calibrate "$cal" "$release" "$logs/cal" "$logs/calibrate.log"
+	mkdir -p "$cache/demo"
+	calibrate "$cal" "$release" "$set" "$logs/calibrate.log"
 fi
 # shellcheck source=/dev/null
 . "$cal"

@@ -307,11 +307,7 @@ fi
 cal=$cache/bench/calibration-$release.env
 if [[ $recal == 1 || ! -s $cal ]]; then
 	say "calibrating: LZO on the host and in a guest"
-	mkdir -p "$work/cal"
-	# (cat dies of SIGPIPE when head has enough)
-	(cd "$docset/www" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 cat) 2> /dev/null |
-		head -c $((384 << 20)) > "$work/cal/sample" || true
-	calibrate "$cal" "$release" "$work/cal" "$out/logs/calibrate.log" || exit 1
+	calibrate "$cal" "$release" "$docset/www" "$out/logs/calibrate.log" || exit 1
 else
 	say "reusing the calibration in $cal (--recalibrate measures it again)"
 fi

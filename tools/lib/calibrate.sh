@@ -1,21 +1,26 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 #
-# calibrate ENV RELEASE DIR LOG: the balance of CPU and disk a guest must
+# calibrate ENV RELEASE SRC LOG: the balance of CPU and disk a guest must
 # keep to behave as a real server does.  A guest under TCG runs several
 # times slower than the host, while QEMU's disk throttle runs in real
 # time; so the disk is slowed by the same factor as the CPU.  Measures LZO
-# over DIR/sample (a file larger than the guest's 256 MiB) on the host
-# (lzop at its default level, LZO1X-1 as the kernel's lzo: user CPU time,
-# the fastest of three runs) and in a guest of kernel RELEASE (ccache
-# compressing it page by page: web-bench.guest's calibrate mode, its
-# console in LOG), and writes to ENV the factor host/guest and the model
-# volume, AWS gp3's baseline of 125 MiB/s and 3000 IOPS, divided by it:
-# cal_bps and cal_iops, the guest disk's throttle.  DIR is removed.
+# over a sample, the first 384 MiB of the files under SRC in name order
+# (more than the guest's 256 MiB), on the host (lzop at its default level,
+# LZO1X-1 as the kernel's lzo: user CPU time, the fastest of three runs)
+# and in a guest of kernel RELEASE (ccache compressing it page by page:
+# web-bench.guest's calibrate mode, its console in LOG), and writes to ENV
+# the factor host/guest and the model volume, AWS gp3's baseline of 125
+# MiB/s and 3000 IOPS, divided by it: cal_bps and cal_iops, the guest
+# disk's throttle.
 
 calibrate() {
-	local env=$1 release=$2 dir=$3 log=$4 top sample host_s t line completed ns
+	local env=$1 release=$2 src=$3 log=$4 top dir sample host_s t line completed ns
 	top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+	dir=$(mktemp -d "$env.XXXXXX")
+	# (cat dies of SIGPIPE when head has enough)
+	(cd "$src" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 cat) 2> /dev/null |
+		head -c $((384 << 20)) > "$dir/sample" || true
 	sample=$(stat -c %s "$dir/sample")
 	host_s=''
 	for _ in 1 2 3; do
@@ -25,7 +30,8 @@ calibrate() {
 	CCDEV_TCG_THREAD=multi "$top/tools/vm/boot.sh" -k "$release" -m 256 -c 2 -t 600 \
 		-d "ext4:$((sample * 3 / 2 / 1048576 + 64))M:src=$dir" -a wb_mode=calibrate \
 		-o "$log" "$top/tools/bench/web-bench.guest" > "$log.boot" 2>&1 ||
-		{ cat "$log.boot" >&2; return 1; }
+		{ cat "$log.boot" >&2; rm -rf "$dir"; return 1; }
+	rm -rf "$dir"
 	line=$(grep '^BENCH phase=calibrate' "$log")
 	completed=$(sed -n 's/.* completed=\([0-9]*\).*/\1/p' <<<"$line")
 	ns=$(sed -n 's/.* compress_ns=\([0-9]*\).*/\1/p' <<<"$line")
@@ -45,5 +51,4 @@ calibrate() {
 		printf "cal_bps=%d\ncal_iops=%d\n", mbps / f, (miops / f < 1 ? 1 : miops / f)
 	}' > "$env.tmp"
 	mv "$env.tmp" "$env"
-	rm -rf "$dir"
 }
