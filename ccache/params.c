@@ -276,7 +276,7 @@ static struct ccache_uint_knob ccache_offload_boost_percent_knob = {
 module_param_cb(offload_boost_percent, &ccache_uint_ops,
 		&ccache_offload_boost_percent_knob, 0644);
 MODULE_PARM_DESC(offload_boost_percent,
-		 "CPU, in percent of one CPU, the cpu backend's threads may take at nice 19 when pages dropped for want of compression time are read again (0-100, default 0: never)");
+		 "CPU, in percent of one CPU, the cpu backend's threads may take raised (nice 19, 10, 0) when pages dropped for want of compression time are read again (0-100, default 0: never)");
 
 static struct ccache_list_knob ccache_filesystems_knob = {
 	.mask = &ccache_filesystems, .names = ccache_fs_names,

@@ -596,23 +596,25 @@ unsigned long ccache_sizing_update(unsigned long limit, unsigned long used,
  * Compression's CPU.  The cpu backend's threads run at SCHED_IDLE: on busy
  * CPUs they may not keep up, and pages are dropped (staging full, offload
  * busy) that the pool would have kept.  When such pages are read again
- * from the disk (slow ghost hits), the threads are raised to nice 19
- * (kspu_cpu_boost()) while their CPU time stays within
- * offload_boost_percent of one CPU, and lowered again once it goes over or
- * after CCACHE_BOOST_HOLD periods without a slow ghost hit.  Lowered for
- * their CPU time, they are raised again only below half of the budget:
- * the time was measured at the other priority, and near the budget the
- * decision would flip every period.  A user's
- * offload_sched=nice stays in force.  Only the sizing worker calls
- * ccache_sizing_offload().
+ * from the disk (slow ghost hits), compression was worth more than the
+ * cycles it lacked: each period with slow ghost hits raises the threads
+ * one level (kspu_cpu_boost(): nice 19, 10, then 0), as long as their CPU
+ * time over the period stayed within offload_boost_percent of one CPU.  A
+ * period over the budget lowers them one level, and they are raised again
+ * only CCACHE_BOOST_HOLD periods later: the next level's time is not known
+ * until it runs, and without the wait the level would flip every period,
+ * over the budget every other one.  After CCACHE_BOOST_HOLD periods
+ * without a slow ghost hit they go back to their configured priority.
+ * Only the sizing worker calls ccache_sizing_offload().
  */
 #define CCACHE_BOOST_HOLD 10
 
 static struct {
 	unsigned long slow_hits, busy_ns;
 	unsigned int quiet;	/* periods since the last slow ghost hit */
-	bool raised;		/* by the last call */
-} ccache_boost = { .quiet = CCACHE_BOOST_HOLD };
+	unsigned int cool;	/* periods since the last lowering for the budget */
+	unsigned int level;	/* kspu_cpu_boost()'s */
+} ccache_boost = { .quiet = CCACHE_BOOST_HOLD, .cool = CCACHE_BOOST_HOLD };
 
 /**
  * ccache_sizing_offload() - raise or lower compression's priority by what
@@ -634,12 +636,19 @@ void ccache_sizing_offload(void)
 		ccache_boost.quiet = 0;
 	else if (ccache_boost.quiet < CCACHE_BOOST_HOLD)
 		ccache_boost.quiet++;
-	if (!ccache_boost.raised)
-		budget /= 2;
-	ccache_boost.raised =
-		kspu_cpu_boost(ccache_boost.quiet < CCACHE_BOOST_HOLD &&
-			       busy < budget);
-	if (ccache_boost.raised)
+	if (ccache_boost.cool < CCACHE_BOOST_HOLD)
+		ccache_boost.cool++;
+	if (ccache_boost.quiet >= CCACHE_BOOST_HOLD || !budget) {
+		ccache_boost.level = 0;
+	} else if (busy > budget) {
+		if (ccache_boost.level)
+			ccache_boost.level--;
+		ccache_boost.cool = 0;
+	} else if (slow && ccache_boost.cool >= CCACHE_BOOST_HOLD &&
+		   ccache_boost.level < KSPU_CPU_BOOST_MAX) {
+		ccache_boost.level++;
+	}
+	if (kspu_cpu_boost(ccache_boost.level))
 		ccache_stat_add(offload_boost_secs, CCACHE_SIZING_PERIOD / HZ);
 }
 
@@ -702,7 +711,8 @@ int ccache_sizing_init(void)
 	ccache_boost.slow_hits = ccache_stat_read(slow_ghost_hits);
 	ccache_boost.busy_ns = kspu_cpu_busy_ns();
 	ccache_boost.quiet = CCACHE_BOOST_HOLD;
-	ccache_boost.raised = false;
+	ccache_boost.cool = CCACHE_BOOST_HOLD;
+	ccache_boost.level = 0;
 	err = tracepoint_probe_register(ccache_delete_tp, ccache_sizing_deleted,
 					NULL);
 	if (err)

@@ -53,7 +53,17 @@ static struct cpumask kspu_cpu_set;
 static struct cpumask *kspu_cpu_mask;		/* &kspu_cpu_set, or NULL: all */
 static unsigned int kspu_cpu_batch = 16;	/* READ_ONCE() */
 static bool kspu_cpu_sched_idle = true;
-static bool kspu_cpu_boosted;		/* at nice 19 although sched_idle */
+static unsigned int kspu_cpu_boost_level;	/* kspu_cpu_boost(); 0: none */
+
+/*
+ * The threads' nice value at each boost level.  Level 0 is the configured
+ * priority (SCHED_IDLE, or nice 19).  Against one busy nice-0 task a
+ * thread gets about 1.5% of a CPU at nice 19, 10% at nice 10 and half at
+ * nice 0 (weights 15, 110 and 1024).
+ */
+static const int kspu_cpu_boost_nice[KSPU_CPU_BOOST_MAX + 1] = {
+	MAX_NICE, MAX_NICE, 10, 0
+};
 
 /* Take up to a batch of jobs off the queue into @batch. */
 static unsigned int kspu_cpu_take(struct list_head *batch)
@@ -122,9 +132,9 @@ static void kspu_cpu_set_priority(struct task_struct *t)
 {
 	struct sched_attr attr = { .sched_policy = SCHED_IDLE };
 
-	if (!kspu_cpu_sched_idle || kspu_cpu_boosted ||
+	if (!kspu_cpu_sched_idle || kspu_cpu_boost_level ||
 	    sched_setattr_nocheck(t, &attr))
-		sched_set_normal(t, MAX_NICE);
+		sched_set_normal(t, kspu_cpu_boost_nice[kspu_cpu_boost_level]);
 }
 
 static void kspu_cpu_flush(struct timer_list *timer)
@@ -323,31 +333,33 @@ bool kspu_cpu_get_sched_idle(void)
 }
 
 /**
- * kspu_cpu_boost() - raise the threads from SCHED_IDLE to nice 19, or lower
- * them back
- * @on: raise them
+ * kspu_cpu_boost() - raise the threads above their configured priority, or
+ * lower them back
+ * @level: 0 (the configured priority) to KSPU_CPU_BOOST_MAX: nice 19, 10
+ *	and 0 (kspu_cpu_boost_nice[]); larger values mean the maximum
  *
- * The user's choice of nice 19 (kspu_cpu_configure()) stays in force; at
- * SCHED_IDLE the threads get only the cycles nobody else wants, at nice 19
- * a small share of busy CPUs too.  The running threads change in place,
- * without a restart: no queued job is cancelled.  Threads started later
- * (a restart) take the raised priority while it lasts.
+ * At SCHED_IDLE the threads get only the cycles nobody else wants; each
+ * level gets them a larger share of busy CPUs.  A user's choice of nice
+ * 19 (kspu_cpu_configure()) is level 1 already.  The running threads
+ * change in place, without a restart: no queued job is cancelled.
+ * Threads started later (a restart) take the level while it lasts.
  *
  * Context: process context; may sleep.
- * Return: true when threads run raised by this call's request.
+ * Return: true when threads run above their configured priority.
  */
-bool kspu_cpu_boost(bool on)
+bool kspu_cpu_boost(unsigned int level)
 {
 	unsigned int i;
 	bool raised;
 
+	level = min_t(unsigned int, level, KSPU_CPU_BOOST_MAX);
 	mutex_lock(&kspu_cpu_mutex);
-	if (on != kspu_cpu_boosted) {
-		kspu_cpu_boosted = on;
+	if (level != kspu_cpu_boost_level) {
+		kspu_cpu_boost_level = level;
 		for (i = 0; i < kspu_cpu_nr_threads; i++)
 			kspu_cpu_set_priority(kspu_cpu_threads[i]);
 	}
-	raised = on && kspu_cpu_sched_idle && kspu_cpu_nr_threads;
+	raised = kspu_cpu_nr_threads && level > (kspu_cpu_sched_idle ? 0 : 1);
 	mutex_unlock(&kspu_cpu_mutex);
 	return raised;
 }

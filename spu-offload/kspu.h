@@ -192,7 +192,9 @@ int kspu_cpu_configure(const struct cpumask *cpus, unsigned int batch,
 bool kspu_cpu_get_cpus(struct cpumask *cpus);
 unsigned int kspu_cpu_get_batch(void);
 bool kspu_cpu_get_sched_idle(void);
-bool kspu_cpu_boost(bool on);
+/* kspu_cpu_boost()'s highest level: nice 0 */
+#define KSPU_CPU_BOOST_MAX 3
+bool kspu_cpu_boost(unsigned int level);
 unsigned long kspu_cpu_busy_ns(void);
 
 #endif /* _CCACHE_KSPU_H */

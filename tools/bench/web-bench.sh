@@ -95,6 +95,7 @@ cc-2R|ccache, default settings, 2R|2|1||cpu|lzo|0
 cc-alt|ccache, default settings, module of -A|1|2||cpu|lzo|0
 cc-fixed|ccache, pool_sizing=fixed|1|1||cpu|lzo|0|pool_sizing=fixed
 cc-boost|ccache, offload_boost_percent=25|1|1||cpu|lzo|0|offload_boost_percent=25
+cc-boost-2R|ccache, offload_boost_percent=25, 2R|2|1||cpu|lzo|0|offload_boost_percent=25
 cc-meta|ccache, metadata too (filesystems=ext4,bdev)|1|1||cpu|lzo|0|filesystems=ext4,bdev
 cc40-meta|ccache 40%, metadata too|1|1|40|cpu|lzo|0|filesystems=ext4,bdev
 cc60-meta|ccache 60%, metadata too|1|1|60|cpu|lzo|0|filesystems=ext4,bdev
