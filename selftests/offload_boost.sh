@@ -7,8 +7,8 @@
 # the cpu backend's threads one level, from SCHED_IDLE to nice 19, 10
 # and 0, within offload_boost_percent of one CPU (offload_boost_secs
 # counts the seconds); once such hits stop they go back to SCHED_IDLE.
-# With 0 (the default) they never leave SCHED_IDLE.  Every file reads back as its
-# model.
+# With 0 (the default) they never leave SCHED_IDLE.  Every file reads
+# back as its model.
 # VM: mem=256 cpus=2 disk=ext4:512M timeout=300
 # shellcheck source=selftests/lib/tap.sh
 . ./lib/tap.sh
