@@ -315,6 +315,15 @@ bool ccache_pool_admit(u32 tag, bool workingset, unsigned int nr)
 		ccache_pool_credit = 0;
 		ccache_pool_trim(used, limit);
 	}
+	/*
+	 * The oldest entries idle: the new page takes their place, whatever
+	 * it is.  Tried first: the oldest entry is then evicted as idle even
+	 * where a rule below would have evicted it too (it would have spent
+	 * a second chance nobody will use), and idle_evictions counts it.
+	 */
+	for (i = 0; i < nr; i++)
+		if (ccache_pool_make_room(1, CCACHE_EVICT_IDLE))
+			return true;
 	/* evaluated first: a refused page is remembered either way */
 	if (ccache_refused_again(tag) || workingset ||
 	    ccache_sizing_replacing()) {
@@ -322,10 +331,6 @@ bool ccache_pool_admit(u32 tag, bool workingset, unsigned int nr)
 			if (ccache_pool_make_room(CCACHE_REPLACE_LOOK, 0))
 				return true;
 	}
-	/* the oldest entries idle: the new page takes their place */
-	for (i = 0; i < nr; i++)
-		if (ccache_pool_make_room(1, CCACHE_EVICT_IDLE))
-			return true;
 	/* one try in CCACHE_FULL_TURNOVER refused pages, found room or not */
 	for (i = 0; i < nr; i++)
 		if (++ccache_pool_rejected % CCACHE_FULL_TURNOVER == 0)
