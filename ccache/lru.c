@@ -132,8 +132,8 @@ static unsigned long ccache_lru_evict(unsigned long nr, unsigned long budget,
  * sequential re-read of a set larger than the cache from missing every
  * page, as plain LRU would: the pages evicted first are the ones read
  * again first.  So that a full pool still turns over for a changing
- * working set, one entry is evicted from the LRU for every
- * CCACHE_FULL_TURNOVER pages rejected.
+ * working set, one page in every CCACHE_FULL_TURNOVER it would reject
+ * takes the place of the LRU's oldest entry.
  *
  * That turnover is slow: a pool filled by one pass over cold data (a
  * backup, a crawler, a benchmark's prefill) stays full of it while the
@@ -331,10 +331,16 @@ bool ccache_pool_admit(u32 tag, bool workingset, unsigned int nr)
 			if (ccache_pool_make_room(CCACHE_REPLACE_LOOK, 0))
 				return true;
 	}
-	/* one try in CCACHE_FULL_TURNOVER refused pages, found room or not */
+	/*
+	 * One page in CCACHE_FULL_TURNOVER takes the oldest entry's place.
+	 * Evicting without admitting drained the pool: the freed objects'
+	 * memory goes back only with compaction, so a full pool held ever
+	 * fewer pages in the same memory.
+	 */
 	for (i = 0; i < nr; i++)
-		if (++ccache_pool_rejected % CCACHE_FULL_TURNOVER == 0)
-			ccache_pool_make_room(2, 0);
+		if (++ccache_pool_rejected % CCACHE_FULL_TURNOVER == 0 &&
+		    ccache_pool_make_room(2, 0))
+			return true;
 	return false;
 }
 
