@@ -684,6 +684,28 @@ def same_ram_section(ws, configs, ref):
             table(['configuration', 'against'] + [w.title for w in ws], rows)]
 
 
+def knob_section(ws, configs):
+    """ccache's configurations with a knob changed against ccache's default
+    settings with the same RAM, in the same run: what the knob does."""
+    rows = []
+    for c in configs:
+        name = 'cc' if c.mult == 1 else f'cc-{c.mult}R'
+        base = next((d for d in configs if d.name == name), None)
+        if base is None or base is c or not c.label.startswith('ccache'):
+            continue
+        cells = []
+        for w in ws:
+            word, change = compare(c, base, w.phase)
+            cells.append(word if change is None else f'{word}, {fmt_change(change)}')
+        rows.append([c.label, base.label] + cells)
+    if not rows:
+        return []
+    return ['### Against ccache\'s default settings with the same RAM\n',
+            'The same rule as above, against ccache with its default settings and as much '
+            'RAM: what the changed knob does.\n',
+            table(['configuration', 'against'] + [w.title for w in ws], rows)]
+
+
 def turnover_section(ws, configs):
     rows, notes = [], []
     for w in ws:
@@ -1032,6 +1054,7 @@ def report(env, configs, docset, support, made, bad):
     md += contention(configs, env)
     md += verdict_section(ws, configs, ref)
     md += same_ram_section(ws, configs, ref)
+    md += knob_section(ws, configs)
     if 'throughput' in made:
         md.append(f'![Throughput per workload]({made["throughput"]})\n')
     md.append(reading_note(ref))
