@@ -234,9 +234,11 @@ cc_loop_ext4() {
 # pool's own compaction after the fill may take it below the default 90%
 # of its limit, and it then admitted every page until full again (7.3.4:
 # 516 of the next file's 1,024 pages), whatever the policy under test
-# would have said.  Not during the fill: the full pool's turnover, a large
-# folio at a time on 7.x, then drained it for good (7.3.4 on a loaded
-# host: 512 pages left of about 2,000, too few for FILE to replace).
+# would have said.  Not during the fill: whatever left the full pool
+# during the fill would then never be replaced (before 48ec052 its
+# turnover evicted without admitting, a large folio at a time on 7.x:
+# 512 pages left of about 2,000 on a loaded 7.3.4 host, too few for FILE
+# to replace).
 cc_fill_pool() {
 	cc_start max_pool_percent=2 fault_inject=shrinker pool_sizing=fixed
 	mkdir -p "$1"
