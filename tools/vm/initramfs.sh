@@ -19,7 +19,7 @@ guest=$("$here/../kernels.sh" guest "$release")
 cache=${CCDEV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ccache-dev}/initramfs
 
 # Kernel modules every guest may need; those built into a kernel are skipped.
-modules="virtio_mmio virtio_blk loop ext4 xfs zsmalloc crc32c_generic libcrc32c
+modules="virtio_mmio virtio_blk loop ext4 xfs quota_v2 zsmalloc crc32c_generic libcrc32c
 	lzo lzo-rle lz4 lz4hc zstd deflate 842 virtio_net"
 # Host programs copied in with their libraries, at the same paths (busybox
 # sh prefers its own applets: tests call these by full path).  Programs the
