@@ -662,36 +662,13 @@ def verdict_section(ws, configs, ref):
     return ['### Verdicts\n', table(['configuration'] + [w.title for w in ws], rows)]
 
 
-def same_ram_section(ws, configs, ref):
-    """Configurations with more RAM than R against the plain kernel with the
-    same RAM: what ccache costs when everything fits."""
+def against_section(ws, configs, base_of, title, note):
+    """Each configuration against the one base_of(configuration) names (None,
+    or the configuration itself: no row), under the verdict rule."""
     rows = []
     for c in configs:
-        plain = next((p for p in configs
-                      if p.mult == c.mult and p.label.startswith('plain')), None)
-        if plain is None or plain is c or plain is ref:
-            continue
-        cells = []
-        for w in ws:
-            word, change = compare(c, plain, w.phase)
-            cells.append(word if change is None else f'{word}, {fmt_change(change)}')
-        rows.append([c.label, plain.label] + cells)
-    if not rows:
-        return []
-    return ['### Against the plain kernel with the same RAM\n',
-            'The same rule as above, against the plain kernel with as much RAM '
-            '(more of the data fits in the page cache: what the pool costs there).\n',
-            table(['configuration', 'against'] + [w.title for w in ws], rows)]
-
-
-def knob_section(ws, configs):
-    """ccache's configurations with a knob changed against ccache's default
-    settings with the same RAM, in the same run: what the knob does."""
-    rows = []
-    for c in configs:
-        name = 'cc' if c.mult == 1 else f'cc-{c.mult}R'
-        base = next((d for d in configs if d.name == name), None)
-        if base is None or base is c or not c.label.startswith('ccache'):
+        base = base_of(c)
+        if base is None or base is c:
             continue
         cells = []
         for w in ws:
@@ -700,10 +677,34 @@ def knob_section(ws, configs):
         rows.append([c.label, base.label] + cells)
     if not rows:
         return []
-    return ['### Against ccache\'s default settings with the same RAM\n',
-            'The same rule as above, against ccache with its default settings and as much '
-            'RAM: what the changed knob does.\n',
+    return [f'### {title}\n', note + '\n',
             table(['configuration', 'against'] + [w.title for w in ws], rows)]
+
+
+def same_ram_section(ws, configs, ref):
+    """Configurations with more RAM than R against the plain kernel with the
+    same RAM: what ccache costs when everything fits."""
+    def plain(c):
+        p = next((p for p in configs if p.mult == c.mult and p.label.startswith('plain')), None)
+        return None if p is ref else p
+    return against_section(
+        ws, configs, plain, 'Against the plain kernel with the same RAM',
+        'The same rule as above, against the plain kernel with as much RAM '
+        '(more of the data fits in the page cache: what the pool costs there).')
+
+
+def knob_section(ws, configs):
+    """ccache's configurations with a knob changed against ccache's default
+    settings with the same RAM, in the same run: what the knob does."""
+    def defaults(c):
+        name = 'cc' if c.mult == 1 else f'cc-{c.mult}R'
+        if not c.label.startswith('ccache'):
+            return None
+        return next((d for d in configs if d.name == name), None)
+    return against_section(
+        ws, configs, defaults, 'Against ccache\'s default settings with the same RAM',
+        'The same rule as above, against ccache with its default settings and as much '
+        'RAM: what the changed knob does.')
 
 
 def turnover_section(ws, configs):
