@@ -76,11 +76,7 @@ cell() {
 		$2 == row && (row2 == "" || $3 == row2) { print $c; exit }' "$dir/report.md"
 }
 
-nompl='import runpy, sys
-sys.modules["matplotlib"] = None	# import matplotlib raises ImportError
-sys.argv = sys.argv[1:]
-runpy.run_path(sys.argv[0], run_name="__main__")'
-python3 -c "$nompl" "$report" "$dir" > "$dir/out" 2>&1
+python3 host/noplots.py "$report" "$dir" > "$dir/out" 2>&1
 check_eq "errors only: exit status 0" "$?" 0
 check_eq "round-robin is the reference" "$(cell Throughput round-robin \
 	'verdict against round-robin')" reference
@@ -104,7 +100,7 @@ check_eq "results.csv: a row per run and server" \
 	"$(($(wc -l < "$dir/results.csv") - 1))" 12
 
 fake uri.3 130 0 1
-python3 -c "$nompl" "$report" "$dir" > "$dir/out" 2>&1
+python3 host/noplots.py "$report" "$dir" > "$dir/out" 2>&1
 check_eq "a mismatched body: exit status 1" "$?" 1
 check "and the run is named" grep -q 'mismatched runs: uri.3' "$dir/out"
 tap_done

@@ -17,16 +17,12 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/standing.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
 # fake NAME FAKERUN-ARGS...: $tmp/NAME.csv, report.py's results.csv of
-# fakerun.py's run (matplotlib hidden: no plots needed)
+# fakerun.py's run (host/noplots.py: no plots needed)
 fake() {
 	local dir=$tmp/$1
 	shift
 	python3 host/fakerun.py "$dir" "$@" || echo "# fakerun.py $* failed"
-	python3 -c 'import runpy, sys
-sys.modules["matplotlib"] = None
-sys.argv = sys.argv[1:]
-runpy.run_path(sys.argv[0], run_name="__main__")' \
-		../tools/bench/report.py "$dir" > /dev/null 2>&1 ||
+	python3 host/noplots.py ../tools/bench/report.py "$dir" > /dev/null 2>&1 ||
 		echo "# report.py on $dir failed"
 	cp "$dir/results.csv" "$tmp/$(basename "$dir").csv"
 }
