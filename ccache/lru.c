@@ -21,6 +21,8 @@
 
 #include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/mmzone.h>
+#include <linux/nodemask.h>
 #include <linux/oom.h>
 #include <linux/shrinker.h>
 #include <linux/slab.h>
@@ -378,6 +380,30 @@ static void ccache_sizing_work(struct work_struct *work)
 }
 
 /*
+ * Free memory at which reclaim has what it needs: every zone's high
+ * watermark (with its boost), where kswapd stops.  Reclaim sets how much
+ * a shrinker frees before it calls it, from its priority alone; after a
+ * high-order allocation fails (fork's order-1 page tables, network
+ * buffers) kswapd keeps lowering that priority while order-0 pages are
+ * plentiful, and asks for up to half the pool in one call.
+ */
+static unsigned long ccache_free_enough(void)
+{
+	unsigned long pages = 0;
+	int nid, z;
+
+	for_each_online_node(nid) {
+		for (z = 0; z < MAX_NR_ZONES; z++) {
+			struct zone *zone = &NODE_DATA(nid)->node_zones[z];
+
+			if (zone_managed_pages(zone))
+				pages += high_wmark_pages(zone);
+		}
+	}
+	return pages;
+}
+
+/*
  * The shrinker works in pages of memory, not in entries: an entry holds a
  * fraction of a page, so reporting entries would make the pool shrink
  * faster, per byte, than the page cache it extends (zswap scales its count
@@ -404,9 +430,11 @@ static unsigned long ccache_shrink_scan(struct shrinker *s,
 {
 	unsigned long stored = ccache_stat_read(stored_pages);
 	unsigned long bytes = ccache_stat_read(compressed_bytes);
-	unsigned long nr, n;
+	unsigned long before = ccache_pool_bytes() >> PAGE_SHIFT;
+	unsigned long nr, n, looked, gone;
 
-	if (!stored || !bytes)
+	if (!stored || !bytes ||
+	    global_zone_page_state(NR_FREE_PAGES) > ccache_free_enough())
 		return SHRINK_STOP;
 	/*
 	 * Entries per page of compressed data.  Twice as many are looked
@@ -417,9 +445,25 @@ static unsigned long ccache_shrink_scan(struct shrinker *s,
 	 * nothing back, and the OOM killer fire.
 	 */
 	nr = max(sc->nr_to_scan * stored / max(bytes >> PAGE_SHIFT, 1UL), 1UL);
-	n = ccache_lru_evict(nr, 2 * nr, NULL, CCACHE_EVICT_SHRINKER);
+	n = ccache_lru_evict(nr, 2 * nr, &looked, CCACHE_EVICT_SHRINKER);
 	ccache_stat_add(shrinker_frees, n);
-	return n ? max(n * bytes / stored >> PAGE_SHIFT, 1UL) : SHRINK_STOP;
+	/*
+	 * The pages the pool gave back are reclaim's progress: reclaim
+	 * counts only its LRUs' and slab's pages, and with the page cache
+	 * at the floor above, a reclaimer that sees none lowers its priority
+	 * until it asks for most of the pool at once.
+	 */
+	gone = before - min(before, ccache_pool_bytes() >> PAGE_SHIFT);
+	ccache_account_reclaimed(gone);
+	/*
+	 * Entries that lost their second chance were scanned all the same:
+	 * SHRINK_STOP for them would make the kernel defer the whole scan
+	 * (up to twice the pool) to the next call, which then frees that
+	 * much in one go.  Stop only when there is nothing left to look at.
+	 */
+	if (!looked)
+		return SHRINK_STOP;
+	return n ? max(n * bytes / stored >> PAGE_SHIFT, 1UL) : 0;
 }
 
 /*

@@ -11,6 +11,8 @@
  *   CCACHE_HAVE_ZS_MALLOC_NID  zs_malloc() takes a NUMA node
  *   CCACHE_HAVE_SHRINKER_ALLOC shrinker_alloc()/shrinker_register() replace
  *                              register_shrinker()
+ *   CCACHE_HAVE_ACCOUNT_RECLAIMED  mm_account_reclaimed_pages() replaces
+ *                              adding to reclaim_state->reclaimed_slab (6.4)
  *   CCACHE_HAVE_FTRACE_REGS_SET_IP  ftrace_regs_set_instruction_pointer()
  *                              replaces ftrace_instruction_pointer_set()
  *   CCACHE_HAVE_CRYPTO_CB_VOID crypto completions get the caller's data
@@ -30,8 +32,10 @@
 #include <linux/fs.h>
 #include <linux/ftrace.h>
 #include <linux/numa.h>
+#include <linux/sched.h>
 #include <linux/shrinker.h>
 #include <linux/string.h>
+#include <linux/swap.h>
 #include <linux/zsmalloc.h>
 
 static inline unsigned long ccache_zs_malloc(struct zs_pool *pool, size_t size,
@@ -82,6 +86,23 @@ static inline void ccache_zs_read(struct zs_pool *pool, unsigned long handle,
  */
 typedef unsigned long (*ccache_shrink_fn)(struct shrinker *s,
 					  struct shrink_control *sc);
+
+/*
+ * Tell the reclaim running in this task that @pages pages went back to
+ * the page allocator outside its LRUs, as slab and the xfs buffer cache
+ * do: without it reclaim sees no progress from a shrinker that frees
+ * pages of its own, and lowers its priority until it has asked for
+ * nearly everything.
+ */
+static inline void ccache_account_reclaimed(unsigned long pages)
+{
+#ifdef CCACHE_HAVE_ACCOUNT_RECLAIMED
+	mm_account_reclaimed_pages(pages);
+#else
+	if (current->reclaim_state)
+		current->reclaim_state->reclaimed_slab += pages;
+#endif
+}
 
 static inline void ccache_shrinker_fill(struct shrinker *s,
 					ccache_shrink_fn count,
