@@ -403,6 +403,18 @@ static unsigned long ccache_free_enough(void)
 	return pages;
 }
 
+/* Pages the pool has taken from the system. */
+static unsigned long ccache_pool_pages(void)
+{
+	return ccache_pool_bytes() >> PAGE_SHIFT;
+}
+
+/* Pages the pool gave back since it had @before. */
+static unsigned long ccache_pool_gone(unsigned long before)
+{
+	return before - min(before, ccache_pool_pages());
+}
+
 /*
  * The shrinker works in pages of memory, not in entries: an entry holds a
  * fraction of a page, so reporting entries would make the pool shrink
@@ -430,12 +442,12 @@ static unsigned long ccache_shrink_scan(struct shrinker *s,
 {
 	unsigned long stored = ccache_stat_read(stored_pages);
 	unsigned long bytes = ccache_stat_read(compressed_bytes);
-	unsigned long before = ccache_pool_bytes() >> PAGE_SHIFT;
-	unsigned long nr, n, looked, gone;
+	unsigned long before, nr, n, looked;
 
 	if (!stored || !bytes ||
 	    global_zone_page_state(NR_FREE_PAGES) > ccache_free_enough())
 		return SHRINK_STOP;
+	before = ccache_pool_pages();
 	/*
 	 * Entries per page of compressed data.  Twice as many are looked
 	 * at, second chances included, so that a scan of the whole pool,
@@ -453,8 +465,7 @@ static unsigned long ccache_shrink_scan(struct shrinker *s,
 	 * at the floor above, a reclaimer that sees none lowers its priority
 	 * until it asks for most of the pool at once.
 	 */
-	gone = before - min(before, ccache_pool_bytes() >> PAGE_SHIFT);
-	ccache_account_reclaimed(gone);
+	ccache_account_reclaimed(ccache_pool_gone(before));
 	/*
 	 * Entries that lost their second chance were scanned all the same:
 	 * SHRINK_STOP for them would make the kernel defer the whole scan
@@ -479,7 +490,7 @@ static unsigned long ccache_shrink_scan(struct shrinker *s,
 static int ccache_oom_notify(struct notifier_block *nb, unsigned long unused,
 			     void *freed)
 {
-	unsigned long before = ccache_pool_bytes() >> PAGE_SHIFT;
+	unsigned long before = ccache_pool_pages();
 	unsigned long left = ccache_stat_read(entries);
 	unsigned long n, looked, total = 0, gone;
 
@@ -491,7 +502,7 @@ static int ccache_oom_notify(struct notifier_block *nb, unsigned long unused,
 		cond_resched();
 	} while (looked && total < left);
 	ccache_stat_add(shrinker_frees, total);
-	gone = before - min(before, ccache_pool_bytes() >> PAGE_SHIFT);
+	gone = ccache_pool_gone(before);
 	*(unsigned long *)freed += gone;
 	if (total)
 		pr_info_ratelimited("out of memory: dropped %lu entries, %lu KiB\n",
