@@ -50,10 +50,12 @@ def load_csv(path):
 
 def cell(c, ref, w):
     """'ccache / plain unit: verdict, change' for workload w, or '-'."""
-    if c is None or ref is None or over_runs(c, w.phase, 'throughput') is None:
+    if c is None or ref is None:
+        return '-'
+    mine, theirs = (med(over_runs(x, w.phase, 'throughput')) for x in (c, ref))
+    if mine is None:
         return '-'
     word, change = compare(c, ref, w.phase)
-    mine, theirs = (med(over_runs(x, w.phase, 'throughput')) for x in (c, ref))
     text = f'{fmt(mine)} / {fmt(theirs)} {w.unit}: {word}'
     return text if change is None else f'{text}, {fmt_change(change)}'
 
@@ -74,7 +76,7 @@ def main(paths):
     rows = []
     for w in WORKLOADS:
         for mine, theirs, ram in PAIRS:
-            cells = [cell(configs.get(mine), configs.get(theirs), w) for _, configs in runs]
+            cells = [cell(cs.get(mine), cs.get(theirs), w) for _, cs in runs]
             if any(x != '-' for x in cells):
                 rows.append([w.title, f'ccache / plain kernel, both {ram}'] + cells)
     sys.stdout.write(table(['workload', 'configurations'] + [h for h, _ in runs], rows))
