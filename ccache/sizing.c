@@ -176,15 +176,7 @@ static atomic_long_t ccache_gen_hits[CCACHE_GENS];	/* by generation */
 static atomic_long_t ccache_gen_ghosts;	/* ghost hits, less the slow ones */
 static unsigned int ccache_gen_shift;	/* log2 of a generation's evictions */
 static unsigned int ccache_gen_ram;	/* generations in a RAM of evictions */
-/*
- * The youngest idle generation, as a count of generations since the clock
- * started: entries of it and older are idle.  Absolute, not an age: the
- * clock moves between two updates, and an age found at the last update
- * would then call idle the generation the hits go to now (in a loop, the
- * LRU's old end is where the next reads are).  Idle from an age of
- * ccache_gens() - ccache_idle_gen; CCACHE_GENS or more: none.
- */
-static unsigned long ccache_idle_gen;
+static unsigned int ccache_idle_age;	/* idle from this age; CCACHE_GENS: none */
 static unsigned long ccache_decay_gen;	/* clock >> shift at the last halving */
 
 /* Pages of files ccache caches that were read from the disk. */
@@ -452,23 +444,11 @@ u8 ccache_sizing_gen(void)
  * ccache_sizing_hit() - count a hit for the generation of the entry served
  * @gen: the entry's ->gen
  *
- * A hit on an entry the rule calls idle shows the rule wrong about its
- * generation: until the next update, that generation and younger ones are
- * not idle.  The update looks at the hits once a second, and when a loop
- * comes round again its first hits go to entries the rule called idle
- * while no hits came: in that second a full pool would evict, as idle,
- * the very entries the loop reads next.  Hits racing here may leave the
- * younger of their two bounds; the next update recomputes it anyway.
- *
  * Context: any; no lock needed.
  */
 void ccache_sizing_hit(u8 gen)
 {
-	unsigned long now = ccache_gens();
-
 	atomic_long_inc(&ccache_gen_hits[gen]);
-	if (ccache_sizing_idle(gen))
-		WRITE_ONCE(ccache_idle_gen, now - (u8)(now - gen) - 1);
 }
 
 /**
@@ -481,10 +461,8 @@ void ccache_sizing_hit(u8 gen)
  */
 bool ccache_sizing_idle(u8 gen)
 {
-	unsigned long now = ccache_gens();
-
 	return ccache_param_pool_sizing_auto() &&
-	       (u8)(now - gen) >= now - READ_ONCE(ccache_idle_gen);
+	       (u8)(ccache_sizing_gen() - gen) >= READ_ONCE(ccache_idle_age);
 }
 
 /**
@@ -496,7 +474,7 @@ bool ccache_sizing_idle(u8 gen)
 bool ccache_sizing_some_idle(void)
 {
 	return ccache_param_pool_sizing_auto() &&
-	       ccache_gens() - READ_ONCE(ccache_idle_gen) < CCACHE_GENS;
+	       READ_ONCE(ccache_idle_age) < CCACHE_GENS;
 }
 
 /* Halve @count @halvings times; Return: what it holds then. */
@@ -544,7 +522,7 @@ static void ccache_sizing_idle_update(void)
 		}
 	}
 	/* pool_sizing=fixed is checked where this is read */
-	WRITE_ONCE(ccache_idle_gen, gens - (age + 1));
+	WRITE_ONCE(ccache_idle_age, age + 1);
 }
 
 /* @delta, counted since the last update, and the new last value in @seen */
@@ -713,7 +691,7 @@ int ccache_sizing_init(void)
 	ccache_gen_ram = min(DIV_ROUND_UP(totalram_pages(),
 					  1UL << ccache_gen_shift),
 			     CCACHE_GENS - 1UL);
-	ccache_idle_gen = ccache_gens() - CCACHE_GENS;
+	ccache_idle_age = CCACHE_GENS;
 	ccache_decay_gen = ccache_gens();
 	for (i = 0; i < CCACHE_GENS; i++)
 		atomic_long_set(&ccache_gen_hits[i], 0);
