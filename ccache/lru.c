@@ -50,6 +50,20 @@
 #define CCACHE_SHRINK_FILE_SHARE 16
 #define CCACHE_SHRINK_FREE_SHARE 16
 
+/*
+ * Memory the pool may hold beyond its goal, or in holes that freed objects
+ * left, before it evicts or compacts for it: 1/CCACHE_SLACK_SHARE of the
+ * limit.  Compaction looks at every object, so it waits for that much to
+ * give back; and a zspage that one new object opened is no reason to
+ * evict entries.
+ */
+#define CCACHE_SLACK_SHARE 64
+
+static unsigned long ccache_pool_slack(void)
+{
+	return ccache_param_max_pool_bytes() / CCACHE_SLACK_SHARE;
+}
+
 static struct shrinker *ccache_shrinker;
 /* pages the full pool refused (ccache_pool_admit()) */
 static u32 *ccache_refused;		/* ccache_page_tag()s, 0: none */
@@ -128,7 +142,10 @@ static unsigned long ccache_lru_evict(unsigned long nr, unsigned long budget,
  * goal (max_pool_percent, or below it the target sizing.c chose) it is
  * "full" and new pages are rejected until it has fallen below
  * accept_threshold_percent of the goal again (hits take entries out, and
- * so do invalidations, the shrinker and the sizing worker).  Every entry
+ * so do invalidations, the shrinker and the sizing worker; the default,
+ * 100, accepts again as soon as it is below the goal: zswap's hysteresis
+ * made a pool read in passes refuse the pages each pass pushes out of the
+ * page cache into the room its hits free).  Every entry
  * evicted, and every page refused (capture.c), leaves a ghost for
  * sizing.c.  Rejecting the new rather than evicting the old keeps a
  * sequential re-read of a set larger than the cache from missing every
@@ -252,13 +269,15 @@ static bool ccache_pool_make_room(unsigned long budget, unsigned int how)
  * when to stop), CCACHE_LOCK_BATCH at a time with interrupts on and a
  * chance to reschedule in between; then compact.  Entries with second
  * chances left keep them: it looks at no more than twice the entries it
- * evicts.
+ * evicts.  An excess of less than ccache_pool_slack() stays: storing one
+ * more object may take a new zspage of a few pages, and evicting for that
+ * throws away entries whose memory compaction soon gives back anyway.
  */
 static void ccache_pool_trim(unsigned long used, unsigned long goal)
 {
 	unsigned long stored = ccache_stat_read(stored_pages), nr, n, looked;
 
-	if (used <= goal || !stored)
+	if (used <= goal + ccache_pool_slack() || !stored)
 		return;
 	nr = DIV_ROUND_UP(used - goal, max(used / stored, 1UL));
 	while (nr) {
@@ -290,9 +309,22 @@ bool ccache_pool_admit(u32 tag, bool workingset, unsigned int nr)
 {
 	unsigned long limit = ccache_param_max_pool_bytes();
 	unsigned long goal = ccache_sizing_goal(limit);
-	unsigned long used = ccache_pool_used();
+	unsigned long slack = ccache_pool_slack();
+	unsigned long used = ccache_pool_used(), held;
 	unsigned int i;
 
+	/*
+	 * Hits and evictions leave holes in zsmalloc's pages: new objects
+	 * fill them before the pool grows, and compaction gives them back
+	 * once they add up to the slack.  Counted as used, they made a full
+	 * pool whose entries are served refuse the very pages the reads
+	 * push out of the page cache, although its objects took less and
+	 * less room.  So admission weighs the pool less its holes (at most
+	 * the slack, which the limit allows).
+	 */
+	if (used >= goal && ccache_pool_compact_holes(slack))
+		used = ccache_pool_used();
+	held = used - min3(used, ccache_pool_holes(), slack);
 	/*
 	 * An empty store is never full, whatever the threshold (0 included).
 	 * Memory a folio's eviction freed beyond one page is credit, not
@@ -301,11 +333,11 @@ bool ccache_pool_admit(u32 tag, bool workingset, unsigned int nr)
 	if (ccache_pool_full &&
 	    (!ccache_stat_read(stored_pages) ||
 	     (!ccache_pool_credit &&
-	      used <= goal / 100 * ccache_param_accept_threshold_percent()))) {
+	      held <= goal / 100 * ccache_param_accept_threshold_percent()))) {
 		ccache_pool_full = false;
 		ccache_pool_credit = 0;
 	}
-	if (!ccache_pool_full && used < goal)
+	if (!ccache_pool_full && held < goal)
 		return true;
 	ccache_pool_full = true;
 	/*
@@ -352,9 +384,6 @@ bool ccache_pool_admit(u32 tag, bool workingset, unsigned int nr)
  * (ccache_pool_trim()), so that the page cache gets the memory back at
  * once.
  */
-/* compact once more than 1/CCACHE_FRAGMENTED_SHARE of the pool is holes */
-#define CCACHE_FRAGMENTED_SHARE 4
-
 static void ccache_sizing_work(struct work_struct *work);
 static DECLARE_DELAYED_WORK(ccache_sizing_worker, ccache_sizing_work);
 
@@ -372,9 +401,8 @@ static void ccache_sizing_work(struct work_struct *work)
 	 * only compaction gives back: a full pool that turns over would
 	 * otherwise hold ever fewer pages in the same memory.
 	 */
-	if (ccache_pool_bytes() / CCACHE_FRAGMENTED_SHARE >
-	    ccache_stat_read(compressed_bytes) / (CCACHE_FRAGMENTED_SHARE - 1))
-		ccache_pool_compact();
+	if (ccache_pool_compact_holes(ccache_pool_slack()))
+		used = ccache_pool_used();
 	ccache_pool_trim(used, target);
 	schedule_delayed_work(&ccache_sizing_worker, CCACHE_SIZING_PERIOD);
 }

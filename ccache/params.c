@@ -231,14 +231,14 @@ module_param_cb(pool_sizing, &ccache_choice_ops, &ccache_pool_sizing_knob,
 MODULE_PARM_DESC(pool_sizing,
 		 "How much the pool holds: auto (what saves the most disk reads, up to max_pool_percent) or fixed (max_pool_percent) (default auto)");
 
-static unsigned int ccache_accept_threshold_percent = 90;
+static unsigned int ccache_accept_threshold_percent = 100;
 static struct ccache_uint_knob ccache_accept_threshold_percent_knob = {
 	.val = &ccache_accept_threshold_percent, .min = 0, .max = 100,
 };
 module_param_cb(accept_threshold_percent, &ccache_uint_ops,
 		&ccache_accept_threshold_percent_knob, 0644);
 MODULE_PARM_DESC(accept_threshold_percent,
-		 "After the pool fills, accept new pages again below this percent of the limit (0-100, default 90)");
+		 "After the pool fills, accept new pages again below this percent of the limit (0-100, default 100)");
 
 module_param_cb(offload, &ccache_offload_ops, NULL, 0644);
 MODULE_PARM_DESC(offload,

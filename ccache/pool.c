@@ -15,6 +15,12 @@
 #include "../include/compat.h"
 
 static struct zs_pool *ccache_zpool;
+/*
+ * Bytes of objects freed since the last compaction: the holes they left
+ * in zsmalloc's pages still count in ccache_pool_bytes() until compaction
+ * moves the remaining objects together and gives the emptied pages back.
+ */
+static atomic_long_t ccache_pool_freed = ATOMIC_LONG_INIT(0);
 
 /**
  * ccache_pool_bytes() - Return: memory the pool takes from the system.
@@ -32,7 +38,34 @@ unsigned long ccache_pool_bytes(void)
  */
 void ccache_pool_compact(void)
 {
+	atomic_long_set(&ccache_pool_freed, 0);
 	zs_compact(ccache_zpool);
+}
+
+/**
+ * ccache_pool_holes() - Return: bytes of the objects freed since the last
+ * compaction, at most; zs_malloc() fills such holes with new objects of
+ * their sizes before the pool takes more pages.
+ */
+unsigned long ccache_pool_holes(void)
+{
+	return atomic_long_read(&ccache_pool_freed);
+}
+
+/**
+ * ccache_pool_compact_holes() - compact if the objects freed since the last
+ * compaction add up to more than @slack bytes
+ * @slack: holes worth leaving, since compaction looks at every object
+ *
+ * Context: process context, may sleep; no ccache_lock.
+ * Return: whether it compacted.
+ */
+bool ccache_pool_compact_holes(unsigned long slack)
+{
+	if (ccache_pool_holes() <= slack)
+		return false;
+	ccache_pool_compact();
+	return true;
 }
 
 /**
@@ -81,13 +114,15 @@ unsigned long ccache_pool_alloc(const void *data, unsigned int len)
 /**
  * ccache_pool_free() - free a pool object
  * @handle: from ccache_pool_alloc()
+ * @len: the length it was allocated with
  *
  * Only ccache_entry_free() calls it.
  *
  * Context: process context; no ccache_lock.
  */
-void ccache_pool_free(unsigned long handle)
+void ccache_pool_free(unsigned long handle, unsigned int len)
 {
+	atomic_long_add(len, &ccache_pool_freed);
 	zs_free(ccache_zpool, handle);
 }
 

@@ -176,7 +176,15 @@ static atomic_long_t ccache_gen_hits[CCACHE_GENS];	/* by generation */
 static atomic_long_t ccache_gen_ghosts;	/* ghost hits, less the slow ones */
 static unsigned int ccache_gen_shift;	/* log2 of a generation's evictions */
 static unsigned int ccache_gen_ram;	/* generations in a RAM of evictions */
-static unsigned int ccache_idle_age;	/* idle from this age; CCACHE_GENS: none */
+/*
+ * The youngest idle generation, as a count of generations since the clock
+ * started: entries of it and older are idle.  Absolute, not an age: the
+ * clock moves between two updates, and an age found at the last update
+ * would then call idle the generation the hits go to now (in a loop, the
+ * LRU's old end is where the next reads are).  Idle from an age of
+ * ccache_gens() - ccache_idle_gen; CCACHE_GENS or more: none.
+ */
+static unsigned long ccache_idle_gen;
 static unsigned long ccache_decay_gen;	/* clock >> shift at the last halving */
 
 /* Pages of files ccache caches that were read from the disk. */
@@ -461,8 +469,10 @@ void ccache_sizing_hit(u8 gen)
  */
 bool ccache_sizing_idle(u8 gen)
 {
+	unsigned long now = ccache_gens();
+
 	return ccache_param_pool_sizing_auto() &&
-	       (u8)(ccache_sizing_gen() - gen) >= READ_ONCE(ccache_idle_age);
+	       (u8)(now - gen) >= now - READ_ONCE(ccache_idle_gen);
 }
 
 /**
@@ -474,7 +484,7 @@ bool ccache_sizing_idle(u8 gen)
 bool ccache_sizing_some_idle(void)
 {
 	return ccache_param_pool_sizing_auto() &&
-	       READ_ONCE(ccache_idle_age) < CCACHE_GENS;
+	       ccache_gens() - READ_ONCE(ccache_idle_gen) < CCACHE_GENS;
 }
 
 /* Halve @count @halvings times; Return: what it holds then. */
@@ -522,7 +532,7 @@ static void ccache_sizing_idle_update(void)
 		}
 	}
 	/* pool_sizing=fixed is checked where this is read */
-	WRITE_ONCE(ccache_idle_age, age + 1);
+	WRITE_ONCE(ccache_idle_gen, gens - (age + 1));
 }
 
 /* @delta, counted since the last update, and the new last value in @seen */
@@ -691,7 +701,7 @@ int ccache_sizing_init(void)
 	ccache_gen_ram = min(DIV_ROUND_UP(totalram_pages(),
 					  1UL << ccache_gen_shift),
 			     CCACHE_GENS - 1UL);
-	ccache_idle_age = CCACHE_GENS;
+	ccache_idle_gen = ccache_gens() - CCACHE_GENS;
 	ccache_decay_gen = ccache_gens();
 	for (i = 0; i < CCACHE_GENS; i++)
 		atomic_long_set(&ccache_gen_hits[i], 0);

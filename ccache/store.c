@@ -288,7 +288,7 @@ static void ccache_entry_free(struct llist_node *dead)
 		if (e->state == CCACHE_PENDING)
 			ccache_staging_put(e->stage);
 		else if (e->state == CCACHE_COMPRESSED)
-			ccache_pool_free(e->handle);
+			ccache_pool_free(e->handle, e->length);
 		list_add(&e->list, &freed);
 		/* a drop of the whole store can leave millions here */
 		if (++n % CCACHE_LOCK_BATCH == 0) {

@@ -217,11 +217,13 @@ extern struct list_head ccache_lru;
 int ccache_pool_init(void);
 void ccache_pool_exit(void);
 unsigned long ccache_pool_alloc(const void *data, unsigned int len);
-void ccache_pool_free(unsigned long handle);
+void ccache_pool_free(unsigned long handle, unsigned int len);
 void ccache_pool_load(struct ccache_entry *e, void *buf);
 size_t ccache_pool_max_object(void);
 unsigned long ccache_pool_bytes(void);
 void ccache_pool_compact(void);
+unsigned long ccache_pool_holes(void);
+bool ccache_pool_compact_holes(unsigned long slack);
 
 /* memcg.c: each cgroup's share of the pool; all under ccache_lock */
 #ifdef CONFIG_MEMCG

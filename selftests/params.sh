@@ -35,7 +35,7 @@ check "rmmod" /sbin/rmmod ccache
 # runtime: defaults, then bad writes change nothing, good writes do
 check "load with defaults" /sbin/modprobe ccache
 check_eq "default max_pool_percent" "$(cat $P/max_pool_percent)" 60
-check_eq "default accept_threshold_percent" "$(cat $P/accept_threshold_percent)" 90
+check_eq "default accept_threshold_percent" "$(cat $P/accept_threshold_percent)" 100
 check_eq "default compressor" "$(cat $P/compressor)" lzo
 check_eq "default filesystems" "$(cat $P/filesystems)" ext4,xfs,bdev
 check_eq "default enabled" "$(cat $P/enabled)" Y
