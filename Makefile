@@ -113,9 +113,12 @@ check check-full:
 	@$(SETUP) $(SETUP_KERNELS) --for check \
 		$(if $(filter 6.1-debug,$(KERNEL)),--for debug)
 	@$(if $(filter 6.1-debug,$(KERNEL)),$(DEBUG_KERNEL) >/dev/null)
-	@$(MAKE) --no-print-directory KVER=$(KERNEL) CCDEV_FAULT_INJECT=y \
-		modules test-modules test-progs
-	@selftests/run.sh $(if $(filter check-full,$@),-f) -k $$($(KERNELS) resolve $(KERNEL))
+	@# one release for the build and the guests, though the archive may
+	@# offer a newer one meanwhile (an apt-get update by anything else)
+	@rel=$$($(KERNELS) resolve $(KERNEL)) && \
+	$(MAKE) --no-print-directory KVER=$$rel CCDEV_FAULT_INJECT=y \
+		modules test-modules test-progs && \
+	selftests/run.sh $(if $(filter check-full,$@),-f) -k $$rel
 
 check-debug:
 	@$(MAKE) --no-print-directory $(if $(filter-out 0,$(FULL)),check-full,check) KERNEL=6.1-debug
