@@ -76,7 +76,7 @@ extern spinlock_t ccache_lock;
  * callers that may sleep reschedule.  tools/irqsoff.sh measures the
  * sections on the debug kernel (Documentation/design.rst).
  */
-#define CCACHE_LOCK_BATCH 32UL
+#define CCACHE_LOCK_BATCH 8UL
 
 /* Identity of a file: what survives the eviction of its struct inode. */
 struct ccache_key {
