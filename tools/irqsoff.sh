@@ -8,11 +8,11 @@
 # the module of each git REF given (default HEAD): "irqsoff.sh fdfa2f4^
 # HEAD" compares the store before and after its bulk erases were batched.
 # Each step runs twice in a boot (the first pays for lockdep's first look
-# at each lock chain); the guests' logs list where the sections over 1 ms
-# fell (slow_at=).  For scale, the kernel's own longest section during a
-# drop_caches of the page cache alone.  Each REF's module runs in REPS fresh one-vCPU guests
-# (default 3); prints Markdown tables of the medians, with min-max
-# (tools/irqsoff.guest does the measuring).
+# at each lock chain).  For scale, the kernel's own longest section during
+# a drop_caches of the page cache alone.  Each REF's module runs in REPS
+# fresh one-vCPU guests (default 3); prints Markdown tables of the
+# medians, with min-max, and the ordinals of the sections over 1 ms in
+# each guest (tools/irqsoff.guest does the measuring).
 #
 # A measurement, not a test: guests run under TCG on a KASAN and lockdep
 # kernel, each many times slower than hardware, and a hold includes
@@ -54,8 +54,8 @@ summary() {
 		printf "%d (%d-%d)\n", v[int((NR + 1) / 2)], v[1], v[NR] }'
 }
 
-printf '| module | step | pages stored | sections | median, us | longest, us | over 1 ms |\n'
-printf '|---|---|---|---|---|---|---|\n'
+printf '| module | step | pages stored | sections | median, us | longest, us | over 1 ms | which, per guest |\n'
+printf '|---|---|---|---|---|---|---|---|\n'
 for ref in "$@"; do
 	rev=$(git -C "$top" rev-parse --short "$ref")
 	git -C "$top" worktree add -f --detach "$work/tree" "$rev" >/dev/null 2>&1
@@ -76,15 +76,18 @@ for ref in "$@"; do
 	done
 	# field STEP KEY: KEY's value in each run's line for STEP
 	field() {
-		sed -n "s/.*IRQSOFF step=$1 .*\<$2=\([^ ]*\).*/\1/p" "$work/$rev"-*.log
+		# the console's lines end in CR
+		sed -n "s/.*IRQSOFF step=$1 .*\<$2=\([^ ]*\).*/\1/p" "$work/$rev"-*.log |
+			tr -d '\r'
 	}
 	for step in flush flush_again drop_caches drop_caches_again; do
-		printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$rev" "$step" \
+		printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$rev" "$step" \
 			"$(field $step stored | summary)" \
 			"$(field $step sections | summary)" \
 			"$(field $step median_us | summary)" \
 			"$(field $step max_us | summary)" \
-			"$(field $step over_1ms | summary)"
+			"$(field $step over_1ms | summary)" \
+			"$(field $step slow_at | paste -sd ';')"
 	done
 	kernel="$kernel| $rev | $(field kernel_drop_caches max_us | summary) | $(field kernel_drop_caches where | tail -n 1) |"$'\n'
 done
