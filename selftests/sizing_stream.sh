@@ -32,12 +32,11 @@ run_check "the second pass reads back as its model" \
 	"$CCFILE" verify -m read $dir/big
 sleep 2
 cc_show "after two passes"
-# Half of what the file could fill: the ceiling (60% of RAM by default)
-# is more than the whole file takes compressed (about a third of 1.25x
-# RAM), and the pages that stay cached or are dropped while compression
-# lags never reach the pool (on 7.3.4 under TCG, a third of the captures
-# were dropped for a full staging area, and the pool held 45-50% of its
-# ceiling).  A pool that let go would hold next to nothing.
+# Half of what the file could fill, not of the ceiling: the default
+# ceiling is more than the whole file takes compressed, and the pages
+# that stay cached or are dropped while compression lags never reach the
+# pool (Documentation/testing.rst has the runs).  A pool that let go
+# would hold next to nothing.
 fill=$((mib * 1048576 * $(cc_stat compression_ratio_permille) / 1000))
 [ "$fill" -lt "$limit" ] || fill=$limit
 check_gt "the pool holds more than half of what the file could fill" \
