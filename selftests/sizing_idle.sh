@@ -1,13 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # A full pool lets idle entries go (pool_sizing=auto, ccache_sizing_idle()):
-# cold data fills a small pool and is never read again; a read of the raw
-# disk, which ccache does not keep, then advances the eviction clock by
-# more than a RAM; a new file evicted into the full pool takes the idle
-# entries' place (idle_evictions) instead of being refused, and is served
-# by ccache.  With pool_sizing=fixed no entry is idle and the same file is
-# mostly refused.  Every file reads back as its model.
-# VM: mem=256 cpus=2 disk=ext4:512M timeout=420
+# cold data fills a small pool and is never read again; a read of a
+# second, raw disk, which ccache does not keep, then advances the eviction
+# clock by more than a RAM; a new file evicted into the full pool takes
+# the idle entries' place (idle_evictions) instead of being refused, and
+# is served by ccache.  With pool_sizing=fixed no entry is idle and the
+# same file is mostly refused.  Every file reads back as its model.
+# VM: mem=256 cpus=2 disk=ext4:512M disk=raw:512M timeout=420
 # shellcheck source=selftests/lib/tap.sh
 . ./lib/tap.sh
 # shellcheck source=selftests/progs/cctest.sh
@@ -16,7 +16,11 @@
 [ -d /mnt/d0 ] || tap_skip_all "no data disk at /mnt/d0"
 P=/sys/module/ccache/parameters
 dir=/mnt/d0/idle
-dev=$(awk '$2 == "/mnt/d0" { print $1 }' /proc/mounts)
+# Nothing reads it before: none of its pages comes back to the page cache
+# after reclaim took it (a refault of the data disk's metadata, read
+# again there, counts against the pool's target and empties the pool).
+raw=/dev/vdb
+[ -b "$raw" ] || tap_skip_all "no raw disk at $raw"
 pages=1024
 
 # round SIZING: a small pool full of cold data, aged by a read of the raw
@@ -38,8 +42,8 @@ round() {
 	check_gt "the cold data filled the pool (reject_pool_limit grew)" \
 		"$(cc_delta cold reject_pool_limit)" 0
 	# twice RAM: reclaim evicts most of it, which is what ages the pool
-	check "read 512 MiB of the raw disk ($dev)" \
-		dd if="$dev" of=/dev/null bs=1M count=512 status=none
+	check "read 512 MiB of the raw disk ($raw)" \
+		dd if="$raw" of=/dev/null bs=1M count=512 status=none
 	# created after the read, which would have evicted it
 	check "create a 4 MiB file" cc_create 4M "$dir/w"
 	sync
