@@ -398,11 +398,16 @@ static long ccache_entry_bytes(const struct ccache_entry *e)
  * The only way out of the store: @e's slot in its file's index no longer
  * points to it (erased, or replaced by a newer capture).  Takes it off the
  * LRU, undoes what ccache_entry_publish() counted, and drops the store's
- * reference.
+ * reference, or with @held moves it there (by ->free, free once off the
+ * LRU) for ccache_entries_put() after ccache_lock is dropped: the last
+ * put wakes the graveyard worker, which a bulk erase need not do with
+ * interrupts off (on a lockdep kernel the first wake-up of a boot under
+ * ccache_lock, with its new lock chains, took a third of a millisecond).
  *
  * Context: ccache_lock held.
  */
-static void ccache_unlink_entry(struct ccache_entry *e)
+static void ccache_unlink_entry(struct ccache_entry *e,
+				struct llist_head *held)
 {
 	struct ccache_inode *ci = e->ci;
 
@@ -418,7 +423,19 @@ static void ccache_unlink_entry(struct ccache_entry *e)
 	ccache_memcg_put(e->memcg);
 	e->ci = NULL;
 	ci->nr_entries--;
-	ccache_entry_put(e);
+	if (held)
+		llist_add(&e->free, held);
+	else
+		ccache_entry_put(e);
+}
+
+/* Drop the store's references that ccache_unlink_entry() held on @first. */
+static void ccache_entries_put(struct llist_node *first)
+{
+	struct ccache_entry *e, *next;
+
+	llist_for_each_entry_safe(e, next, first, free)
+		ccache_entry_put(e);
 }
 
 /**
@@ -454,7 +471,7 @@ bool ccache_entry_insert(struct ccache_inode *ci, struct ccache_entry *e,
 	ccache_memcg_hold(e->memcg);
 	ccache_memcg_count(e->memcg, ccache_entry_bytes(e));
 	if (old)
-		ccache_unlink_entry(old);
+		ccache_unlink_entry(old, NULL);
 	ci->nr_entries++;
 	return true;
 }
@@ -528,7 +545,7 @@ void ccache_erase_entry(struct ccache_entry *e)
 {
 	lockdep_assert_held(&ccache_lock);
 	xa_erase(&e->ci->entries, e->index);
-	ccache_unlink_entry(e);
+	ccache_unlink_entry(e, NULL);
 }
 
 /**
@@ -573,15 +590,21 @@ unsigned int ccache_erase_folio(struct ccache_entry *e,
 	return n;
 }
 
-/* Erase at most @budget of @ci's entries in @first..@last; return how many. */
+/*
+ * Erase at most @budget of @ci's entries in @first..@last, their
+ * references to @held (ccache_unlink_entry()) unless it is NULL.
+ * Return: how many.
+ */
 static unsigned long ccache_erase_some(struct ccache_inode *ci, pgoff_t first,
-				       pgoff_t last, unsigned long budget)
+				       pgoff_t last, unsigned long budget,
+				       struct llist_head *held)
 {
 	struct ccache_entry *e;
 	unsigned long index, n = 0;
 
 	xa_for_each_range(&ci->entries, index, e, first, last) {
-		ccache_erase_entry(e);
+		xa_erase(&ci->entries, index);
+		ccache_unlink_entry(e, held);
 		if (++n == budget)
 			break;
 	}
@@ -609,7 +632,7 @@ unsigned long ccache_erase_range(struct ccache_inode *ci, pgoff_t first,
 			ccache_erase_entry(e);
 		return !!e;
 	}
-	return ccache_erase_some(ci, first, last, ULONG_MAX);
+	return ccache_erase_some(ci, first, last, ULONG_MAX, NULL);
 }
 
 /*
@@ -644,12 +667,15 @@ unsigned long ccache_erase_file(const struct ccache_key *key,
 {
 	struct ccache_inode *ci;
 	unsigned long flags, n, total = 0;
+	LLIST_HEAD(held);
 
 	do {
 		spin_lock_irqsave(&ccache_lock, flags);
 		ci = ccache_inode_lookup(key);
-		n = ci ? ccache_erase_some(ci, first, last, CCACHE_LOCK_BATCH) : 0;
+		n = ci ? ccache_erase_some(ci, first, last, CCACHE_LOCK_BATCH,
+					   &held) : 0;
 		spin_unlock_irqrestore(&ccache_lock, flags);
+		ccache_entries_put(llist_del_all(&held));
 		total += n;
 	} while (n == CCACHE_LOCK_BATCH);
 	return total;
@@ -781,6 +807,7 @@ static void ccache_drop_matching(struct super_block *sb, bool forget,
 	struct ccache_inode *ci;
 	struct hlist_node *tmp;
 	unsigned int bkt;
+	LLIST_HEAD(held);
 
 	spin_lock_irqsave(&ccache_lock, flags);
 	ccache_dropping++;
@@ -797,7 +824,7 @@ static void ccache_drop_matching(struct super_block *sb, bool forget,
 				if (sb && ci->key.sb != sb)
 					continue;
 				budget -= ccache_erase_some(ci, 0, ULONG_MAX,
-							    budget);
+							    budget, &held);
 				if (!budget)
 					break;	/* @ci may have more */
 				if (forget)
@@ -805,6 +832,7 @@ static void ccache_drop_matching(struct super_block *sb, bool forget,
 				ccache_inode_tidy(ci);
 			}
 			spin_unlock_irqrestore(&ccache_lock, flags);
+			ccache_entries_put(llist_del_all(&held));
 			if (may_sleep)
 				cond_resched();
 		} while (!budget);

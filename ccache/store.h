@@ -161,7 +161,8 @@ struct ccache_entry {
 	u32 crc;		/* CRC32C of the page (checksum knob) */
 	union {
 		struct list_head list;	/* LRU once stored, under ccache_lock */
-		struct llist_node free;	/* after the last reference: to be freed */
+		/* after the last reference: to be freed; off the LRU: held */
+		struct llist_node free;
 	};
 	struct ccache_inode *ci;
 	pgoff_t index;
