@@ -401,8 +401,7 @@ static long ccache_entry_bytes(const struct ccache_entry *e)
  * reference, or with @held moves it there (by ->free, free once off the
  * LRU) for ccache_entries_put() after ccache_lock is dropped: the last
  * put wakes the graveyard worker, which a bulk erase need not do with
- * interrupts off (on a lockdep kernel the first wake-up of a boot under
- * ccache_lock, with its new lock chains, took a third of a millisecond).
+ * interrupts off (Documentation/design.rst has the measurement).
  *
  * Context: ccache_lock held.
  */
@@ -531,6 +530,17 @@ void ccache_entry_publish(struct ccache_entry *e, u8 state,
 	ccache_staging_put(stage);
 }
 
+/*
+ * Take @e out of its file's index and unlink it, its reference to @held
+ * unless it is NULL (ccache_unlink_entry()).  Context: ccache_lock held.
+ */
+static void ccache_erase_held(struct ccache_entry *e, struct llist_head *held)
+{
+	lockdep_assert_held(&ccache_lock);
+	xa_erase(&e->ci->entries, e->index);
+	ccache_unlink_entry(e, held);
+}
+
 /**
  * ccache_erase_entry() - take an entry out of the store
  * @e: an entry still in the store (e->ci set)
@@ -543,9 +553,7 @@ void ccache_entry_publish(struct ccache_entry *e, u8 state,
  */
 void ccache_erase_entry(struct ccache_entry *e)
 {
-	lockdep_assert_held(&ccache_lock);
-	xa_erase(&e->ci->entries, e->index);
-	ccache_unlink_entry(e, NULL);
+	ccache_erase_held(e, NULL);
 }
 
 /**
@@ -603,8 +611,7 @@ static unsigned long ccache_erase_some(struct ccache_inode *ci, pgoff_t first,
 	unsigned long index, n = 0;
 
 	xa_for_each_range(&ci->entries, index, e, first, last) {
-		xa_erase(&ci->entries, index);
-		ccache_unlink_entry(e, held);
+		ccache_erase_held(e, held);
 		if (++n == budget)
 			break;
 	}
