@@ -136,9 +136,13 @@ static struct tracepoint *ccache_delete_tp, *ccache_add_tp;
 
 static unsigned long ccache_target;	/* bytes; ULONG_MAX: not set yet */
 static bool ccache_replacing;		/* ccache_sizing_replacing() */
-/* Its inputs, averaged: ccache_sizing_replace_update(). */
+/*
+ * Its inputs, averaged, and whether the last period was already auto's:
+ * ccache_sizing_replace_update().
+ */
 static struct {
 	unsigned long stale, hits;
+	bool auto_seen;
 } ccache_replace_avg;
 
 /*
@@ -418,15 +422,25 @@ unsigned long ccache_pool_target_bytes(void)
  * the tail of one pass (its last pages served, the next pass's ghost hits
  * not yet come) does not undo what the periods before it showed.  Once
  * both have decayed to nothing the decision stands.
+ *
+ * Only what auto itself saw counts.  Under pool_sizing=fixed the pool
+ * never replaces, so its ghost hits say nothing of a pool that would have:
+ * a switch to auto starts from clean averages and from not replacing, and
+ * drops its first period, which was partly fixed's.
  */
 static void ccache_sizing_replace_update(unsigned long stale,
 					 unsigned long hits)
 {
+	if (!ccache_param_pool_sizing_auto() || !ccache_replace_avg.auto_seen) {
+		ccache_replace_avg.stale = 0;
+		ccache_replace_avg.hits = 0;
+		ccache_replace_avg.auto_seen = ccache_param_pool_sizing_auto();
+		WRITE_ONCE(ccache_replacing, false);
+		return;
+	}
 	ccache_replace_avg.stale = ccache_replace_avg.stale / 2 + stale;
 	ccache_replace_avg.hits = ccache_replace_avg.hits / 2 + hits;
-	if (!ccache_param_pool_sizing_auto())
-		WRITE_ONCE(ccache_replacing, false);
-	else if (ccache_replace_avg.stale || ccache_replace_avg.hits)
+	if (ccache_replace_avg.stale || ccache_replace_avg.hits)
 		WRITE_ONCE(ccache_replacing,
 			   ccache_replace_avg.stale > ccache_replace_avg.hits);
 }
@@ -708,6 +722,8 @@ int ccache_sizing_init(void)
 	atomic_long_set(&ccache_gen_ghosts, 0);
 	ccache_replace_avg.stale = 0;
 	ccache_replace_avg.hits = 0;
+	/* counted from here on: a load with auto has no fixed period */
+	ccache_replace_avg.auto_seen = ccache_param_pool_sizing_auto();
 	ccache_sizing_seen.cache_refaults = atomic_long_read(&ccache_cache_refaults);
 	ccache_sizing_seen.data_refaults = atomic_long_read(&ccache_data_refaults);
 	ccache_sizing_seen.hits = ccache_stat_read(hits);

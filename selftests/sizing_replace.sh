@@ -7,8 +7,9 @@
 # file, never refused before and never marked workingset, takes the place
 # of cold entries on its first eviction and is served by ccache.  With
 # pool_sizing=fixed the same second file is mostly refused (the
-# one-in-eight turnover and the room hits leave let some in).  Every file
-# reads back as its model.
+# one-in-eight turnover and the room hits leave let some in), and a switch
+# to auto does not act on the ghost hits fixed saw.  Every file reads back
+# as its model.
 # VM: mem=256 cpus=2 disk=ext4:512M timeout=300
 # shellcheck source=selftests/lib/tap.sh
 . ./lib/tap.sh
@@ -60,6 +61,22 @@ cc_snap read
 run_check "it reads back as its model" "$CCFILE" verify -m read "$dir/w2"
 check_le "and at most half of it was served by ccache" \
 	"$(cc_delta read hits)" $((pages / 2))
+
+# what fixed saw does not carry over: a third file refused and read back
+# under fixed leaves ghost hits that would have made auto replace, yet
+# the first periods after the switch do not
+check "create a third 4 MiB file" cc_create 4M "$dir/w3"
+sync
+cc_snap third
+cc_evict "$dir/w3"
+run_check "it reads back as its model" "$CCFILE" verify -m read "$dir/w3"
+check_gt "its refused pages were ghost hits" \
+	"$(cc_delta third ghost_hits)" $((pages / 2))
+echo > $T/trace
+check "pool_sizing=auto" sh -c "echo auto > $P/pool_sizing"
+sleep 3
+check "the sizing worker did not start replacing" \
+	sh -c "! grep -q ' replacing\$' $T/trace"
 echo 0 > $T/events/ccache/ccache_pool_target/enable
 check "rmmod ccache" /sbin/rmmod ccache
 tap_done
