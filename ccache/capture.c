@@ -482,11 +482,19 @@ static void ccache_publish_stage(struct ccache_stage *stage)
 	e->crc = job->crc;
 	if (ccache_fault(CCACHE_FAULT_CORRUPT))
 		ccache_fault_corrupt(stage->page, job->out_len);
-	/* a workingset page got two chances (ccache_capture_page()) */
-	if (!ccache_pool_admit(stage->tag, e->referenced > 1,
-			       1U << e->order)) {
+	/*
+	 * The first page of a folio to come here decides for all of its
+	 * pages (lru.c).  A workingset page got two chances
+	 * (ccache_capture_page()).
+	 */
+	if (e->follows) {
+		ccache_pool_admit_follower();
+	} else if (!ccache_pool_admit(stage->tag, e->referenced > 1,
+				      1U << e->order)) {
 		ccache_discard(e, CCACHE_REJECT_POOL_LIMIT);
 		return;
+	} else if (e->order) {
+		ccache_folio_follows(e);
 	}
 	handle = ccache_pool_alloc(stage->page, job->out_len);
 	if (!handle)

@@ -180,16 +180,21 @@ static unsigned long ccache_lru_evict(unsigned long nr, unsigned long budget,
  * an oldest entry that is idle (sizing.c, "Idle entries": old, and its
  * generation no longer read) gives it its place.
  *
- * Evictions take a large folio's pages together (ccache_erase_folio()),
- * so one eviction may free many pages: what it frees beyond the page
- * that asked for it is credit, which later pages use up before evicting
- * again, and the turnover counts pages, not evictions.  A refusal takes
- * the rest of its folio with it, and the table remembers those pages too
- * (ccache_pool_refused()): when the folio comes back, every one of its
- * pages may take an old entry's place.  Since a page's refusal decides
- * for its whole folio, it weighs as much as the folio's pages would one
- * by one: as many attempts to make room, and as many pages towards the
- * turnover.
+ * A large folio is admitted or refused as one unit.  Its first page to
+ * come decides: refused, it takes the rest of its folio with it, and the
+ * table remembers those pages too (ccache_pool_refused()), so when the
+ * folio comes back its first page may take an old entry's place;
+ * admitted, the other pages follow it in (ccache_folio_follows(),
+ * ccache_pool_admit_follower()), each making room for itself as a page
+ * of an admitted folio.  The decision weighs as much as the folio's pages
+ * would one by one: as many attempts to make room, and its pages count
+ * towards the turnover, which lets a folio in once the pages refused
+ * since the last one reach CCACHE_FULL_TURNOVER times its own (deciding
+ * for each page of a folio of n pages with n pages' weight let nearly
+ * every page of a folio of 8 pages or more in).  Evictions take a large
+ * folio's pages together (ccache_erase_folio()), so one eviction may free
+ * many pages: what it frees beyond the page that asked for it is credit,
+ * which later pages that may take a place use up before evicting again.
  *
  * The state is only used by the compression worker, which runs one
  * instance at a time.
@@ -235,22 +240,25 @@ void ccache_pool_refused(u32 tag)
 }
 
 /*
- * Make room for one page: use up the credit, or evict the LRU's oldest
- * entry (and its folio), looking at no more than @budget entries; with
- * CCACHE_EVICT_IDLE in @how, only if it is idle.
+ * Make room for one page that may take an old entry's place: use up the
+ * credit, or evict the LRU's oldest entry (and its folio), looking at no
+ * more than @budget entries; with CCACHE_EVICT_IDLE in @how, only while
+ * entries may be idle, and evict only an idle one.  The credit goes only
+ * to pages that may take a place: given to any page, a large folio's
+ * eviction on one page's turn let the next hundreds in whatever the rule.
  * Return: whether there is room.
  */
 static bool ccache_pool_make_room(unsigned long budget, unsigned int how)
 {
 	unsigned long n;
 
+	/* nothing can be idle: no lock to take */
+	if ((how & CCACHE_EVICT_IDLE) && !ccache_sizing_some_idle())
+		return false;
 	if (ccache_pool_credit) {
 		ccache_pool_credit--;
 		return true;
 	}
-	/* nothing can be idle: no lock to take */
-	if ((how & CCACHE_EVICT_IDLE) && !ccache_sizing_some_idle())
-		return false;
 	n = ccache_lru_evict(1, budget, NULL, how);
 	ccache_stat_add(lru_evictions, n);
 	if (how & CCACHE_EVICT_IDLE)
@@ -366,16 +374,34 @@ bool ccache_pool_admit(u32 tag, bool workingset, unsigned int nr)
 				return true;
 	}
 	/*
-	 * One page in CCACHE_FULL_TURNOVER takes the oldest entry's place.
-	 * Evicting without admitting drained the pool: the freed objects'
-	 * memory goes back only with compaction, so a full pool held ever
-	 * fewer pages in the same memory.
+	 * One page in CCACHE_FULL_TURNOVER takes the oldest entry's place,
+	 * counted in pages (a folio's come in together).  Evicting without
+	 * admitting drained the pool: the freed objects' memory goes back
+	 * only with compaction, so a full pool held ever fewer pages in the
+	 * same memory.
 	 */
-	for (i = 0; i < nr; i++)
-		if (++ccache_pool_rejected % CCACHE_FULL_TURNOVER == 0 &&
-		    ccache_pool_make_room(2, 0))
-			return true;
-	return false;
+	ccache_pool_rejected += nr;
+	if (ccache_pool_rejected < CCACHE_FULL_TURNOVER * nr)
+		return false;
+	ccache_pool_rejected -= CCACHE_FULL_TURNOVER * nr;
+	return ccache_pool_make_room(2, 0);
+}
+
+/**
+ * ccache_pool_admit_follower() - make room for a page whose folio the pool
+ * admitted (ccache_folio_follows())
+ *
+ * The decision was made for the whole folio: this only makes room, as a
+ * page the pool admits in an old entry's place would (the pool may go over
+ * its goal by what it cannot evict, which the next admissions see).
+ *
+ * Context: the publish worker only; process context, no ccache_lock.
+ */
+void ccache_pool_admit_follower(void)
+{
+	/* idle entries first, as in ccache_pool_admit() */
+	if (ccache_pool_full && !ccache_pool_make_room(1, CCACHE_EVICT_IDLE))
+		ccache_pool_make_room(CCACHE_REPLACE_LOOK, 0);
 }
 
 /*

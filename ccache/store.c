@@ -53,6 +53,8 @@ static struct ccache_inode *ccache_inode_last;
 
 static struct kmem_cache *ccache_entry_cache;
 static_assert(sizeof(struct ccache_entry) <= 64);
+/* ->order is 4 bits */
+static_assert(ilog2(CCACHE_MAX_FOLIO_PAGES) < 16);
 static struct kmem_cache *ccache_inode_cache;
 
 /*
@@ -596,6 +598,34 @@ unsigned int ccache_erase_folio(struct ccache_entry *e,
 		n++;
 	}
 	return n;
+}
+
+/**
+ * ccache_folio_follows() - the pool admitted @e: the other pages of its
+ * folio follow it in
+ * @e: a pending entry, captured from a large folio
+ *
+ * Marks the other pending entries captured from @e's folio (as
+ * ccache_erase_folio() finds them) with ->follows: the pool decided for
+ * the whole folio when it admitted @e (lru.c, ccache_pool_admit()).
+ *
+ * Context: the publish worker; takes ccache_lock.
+ */
+void ccache_folio_follows(struct ccache_entry *e)
+{
+	unsigned int order = e->order;
+	pgoff_t first = round_down(e->index, 1UL << order), index;
+	struct ccache_entry *s;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ccache_lock, flags);
+	/* erased meanwhile: its folio went with it */
+	if (e->ci)
+		xa_for_each_range(&e->ci->entries, index, s, first,
+				  first + (1UL << order) - 1)
+			if (s->order == order && s->state == CCACHE_PENDING)
+				s->follows = 1;
+	spin_unlock_irqrestore(&ccache_lock, flags);
 }
 
 /*

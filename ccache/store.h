@@ -154,7 +154,8 @@ struct ccache_entry {
 	u8 alg;			/* compressor id (crypto/acomp.c) */
 	u8 referenced:2;	/* LRU second chances left, at most 2 */
 	u8 has_crc:1;		/* @crc is set: check it on a hit */
-	u8 order:5;		/* of the folio it was captured from */
+	u8 order:4;		/* of the folio it was captured from */
+	u8 follows:1;		/* pending, its folio admitted (lru.c) */
 	u8 gen;			/* ccache_sizing_gen() at capture */
 	u16 length;		/* compressed length */
 	u16 memcg;		/* its cgroup's record (memcg.c), 0: none */
@@ -196,6 +197,7 @@ unsigned int ccache_erase_folio(struct ccache_entry *e,
 				void (*gone)(struct ccache_entry *e,
 					     unsigned long arg),
 				unsigned long arg);
+void ccache_folio_follows(struct ccache_entry *e);
 void ccache_entry_put(struct ccache_entry *e);
 void ccache_invalidate_begin(const struct ccache_key *key, pgoff_t first,
 			     pgoff_t last, bool poison);
@@ -256,6 +258,7 @@ static inline void ccache_memcg_exit(void) {}
 int ccache_lru_init(void);
 void ccache_lru_exit(void);
 bool ccache_pool_admit(u32 tag, bool workingset, unsigned int nr);
+void ccache_pool_admit_follower(void);
 void ccache_pool_refused(u32 tag);
 
 /* The page cache's tracepoints: pages leave (capture, sizing), come back. */
