@@ -383,7 +383,8 @@ bool ccache_pool_admit(u32 tag, bool workingset, unsigned int nr)
 	ccache_pool_rejected += nr;
 	if (ccache_pool_rejected < CCACHE_FULL_TURNOVER * nr)
 		return false;
-	ccache_pool_rejected -= CCACHE_FULL_TURNOVER * nr;
+	/* since the last turn: refusals of large folios make no burst */
+	ccache_pool_rejected = 0;
 	return ccache_pool_make_room(2, 0);
 }
 
