@@ -213,7 +213,14 @@ static unsigned long ccache_lru_evict(unsigned long nr, unsigned long budget,
 #define CCACHE_REFUSED_MIN 4096UL
 static bool ccache_pool_full;
 static unsigned long ccache_pool_rejected;	/* pages, toward a turnover */
-static unsigned long ccache_pool_credit;	/* pages evicted, not yet replaced */
+/*
+ * Pages evicted beyond the page that asked, not yet replaced: those idle
+ * entries left, which any page may take (ccache_pool_make_room()), and
+ * the others, only for pages that may take an old entry's place.
+ */
+static struct {
+	unsigned long idle, other;
+} ccache_pool_credit;
 
 /* Return: whether @tag was refused before; forgets it.  Else records it. */
 static bool ccache_refused_again(u32 tag)
@@ -246,26 +253,38 @@ void ccache_pool_refused(u32 tag)
  * entries may be idle, and evict only an idle one.  The credit goes only
  * to pages that may take a place: given to any page, a large folio's
  * eviction on one page's turn let the next hundreds in whatever the rule.
+ * So a page that may take only an idle entry's place (CCACHE_EVICT_IDLE)
+ * uses only the credit idle entries left: the other credit, used so, let
+ * every folio's first page in while entries merely might be idle, and
+ * its followers' evictions made the next folio's credit.
  * Return: whether there is room.
  */
 static bool ccache_pool_make_room(unsigned long budget, unsigned int how)
 {
+	bool idle = how & CCACHE_EVICT_IDLE;
 	unsigned long n;
 
 	/* nothing can be idle: no lock to take */
-	if ((how & CCACHE_EVICT_IDLE) && !ccache_sizing_some_idle())
+	if (idle && !ccache_sizing_some_idle())
 		return false;
-	if (ccache_pool_credit) {
-		ccache_pool_credit--;
+	if (ccache_pool_credit.idle) {
+		ccache_pool_credit.idle--;
+		return true;
+	}
+	if (!idle && ccache_pool_credit.other) {
+		ccache_pool_credit.other--;
 		return true;
 	}
 	n = ccache_lru_evict(1, budget, NULL, how);
 	ccache_stat_add(lru_evictions, n);
-	if (how & CCACHE_EVICT_IDLE)
+	if (idle)
 		ccache_stat_add(idle_evictions, n);
 	if (!n)
 		return false;
-	ccache_pool_credit = n - 1;
+	if (idle)
+		ccache_pool_credit.idle = n - 1;
+	else
+		ccache_pool_credit.other += n - 1;
 	return true;
 }
 
@@ -340,10 +359,10 @@ bool ccache_pool_admit(u32 tag, bool workingset, unsigned int nr)
 	 */
 	if (ccache_pool_full &&
 	    (!ccache_stat_read(stored_pages) ||
-	     (!ccache_pool_credit &&
+	     (!ccache_pool_credit.idle && !ccache_pool_credit.other &&
 	      held <= goal / 100 * ccache_param_accept_threshold_percent()))) {
 		ccache_pool_full = false;
-		ccache_pool_credit = 0;
+		memset(&ccache_pool_credit, 0, sizeof(ccache_pool_credit));
 	}
 	if (!ccache_pool_full && held < goal)
 		return true;
@@ -354,7 +373,7 @@ bool ccache_pool_admit(u32 tag, bool workingset, unsigned int nr)
 	 * room then.
 	 */
 	if (used > limit) {
-		ccache_pool_credit = 0;
+		memset(&ccache_pool_credit, 0, sizeof(ccache_pool_credit));
 		ccache_pool_trim(used, limit);
 	}
 	/*
