@@ -41,6 +41,7 @@ round() {
 		sh -c "echo 0 > $P/accept_threshold_percent"
 	check_gt "the cold data filled the pool (reject_pool_limit grew)" \
 		"$(cc_delta cold reject_pool_limit)" 0
+	cc_show "after the cold data"
 	# twice RAM: reclaim evicts most of it, which is what ages the pool
 	check "read 512 MiB of the raw disk ($raw)" \
 		dd if="$raw" of=/dev/null bs=1M count=512 status=none
