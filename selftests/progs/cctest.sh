@@ -253,8 +253,10 @@ cc_fill_pool() {
 		sh -c "echo 0 > /sys/module/ccache/parameters/accept_threshold_percent"
 	check_gt "the cold data filled the pool (reject_pool_limit grew)" \
 		"$(cc_delta cold reject_pool_limit)" 0
-	check_gt "the pool holds more than 1,000 pages of it" \
-		"$(cc_stat stored_pages)" 1000
+	cc_stored=$(cc_stat stored_pages)
+	check_gt "the pool holds more than 1,000 pages of it" "$cc_stored" 1000
+	# what emptied it (design.rst, Known gaps: rare on 7.x)
+	[ "$cc_stored" -gt 1000 ] 2>/dev/null || cc_show "after the cold data"
 	check "create a 4 MiB file" cc_create 4M "$2"
 	sync
 	cc_trace_start
