@@ -558,6 +558,17 @@ void ccache_erase_entry(struct ccache_entry *e)
 	ccache_erase_held(e, NULL);
 }
 
+/*
+ * The indices of the folio @e was captured from, @first to @last: the
+ * page cache aligns a folio's index to its size.
+ */
+static void ccache_folio_span(const struct ccache_entry *e, pgoff_t *first,
+			      pgoff_t *last)
+{
+	*first = round_down(e->index, 1UL << e->order);
+	*last = *first + (1UL << e->order) - 1;
+}
+
 /**
  * ccache_erase_folio() - erase an entry and the rest of its folio
  * @e: an entry still in the store
@@ -567,9 +578,9 @@ void ccache_erase_entry(struct ccache_entry *e)
  * The kernel reads a large folio from the disk whole unless every one of
  * its pages is stored (serve.c), so the other pages of a folio that lost
  * one are dead weight.  The pages captured from one folio are let go as
- * one: @e and every entry at the indices of its folio (the page cache
- * aligns a folio's index to its size) captured from a folio of the same
- * order.  At most CCACHE_MAX_FOLIO_PAGES entries.
+ * one: @e and every entry at the indices of its folio
+ * (ccache_folio_span()) captured from a folio of the same order.  At
+ * most CCACHE_MAX_FOLIO_PAGES entries.
  *
  * Context: ccache_lock held.
  * Return: how many entries were erased.
@@ -581,16 +592,16 @@ unsigned int ccache_erase_folio(struct ccache_entry *e,
 {
 	struct ccache_inode *ci = e->ci;
 	unsigned int order = e->order, n = 1;
-	pgoff_t first = round_down(e->index, 1UL << order), index;
+	pgoff_t first, last, index;
 	struct ccache_entry *s;
 
 	lockdep_assert_held(&ccache_lock);
+	ccache_folio_span(e, &first, &last);
 	gone(e, arg);
 	ccache_erase_entry(e);
 	if (!order)
 		return n;
-	xa_for_each_range(&ci->entries, index, s, first,
-			  first + (1UL << order) - 1) {
+	xa_for_each_range(&ci->entries, index, s, first, last) {
 		if (s->order != order)
 			continue;
 		gone(s, arg);
@@ -613,17 +624,16 @@ unsigned int ccache_erase_folio(struct ccache_entry *e,
  */
 void ccache_folio_follows(struct ccache_entry *e)
 {
-	unsigned int order = e->order;
-	pgoff_t first = round_down(e->index, 1UL << order), index;
+	pgoff_t first, last, index;
 	struct ccache_entry *s;
 	unsigned long flags;
 
+	ccache_folio_span(e, &first, &last);
 	spin_lock_irqsave(&ccache_lock, flags);
 	/* erased meanwhile: its folio went with it */
 	if (e->ci)
-		xa_for_each_range(&e->ci->entries, index, s, first,
-				  first + (1UL << order) - 1)
-			if (s->order == order && s->state == CCACHE_PENDING)
+		xa_for_each_range(&e->ci->entries, index, s, first, last)
+			if (s->order == e->order && s->state == CCACHE_PENDING)
 				s->follows = 1;
 	spin_unlock_irqrestore(&ccache_lock, flags);
 }
