@@ -221,8 +221,8 @@ cc_loop_ext4() {
 }
 
 # cc_fill_pool DIR FILE: load ccache with a pool of 2% of RAM, fill it
-# with 64 MiB of cold data, the files listed in $cc_cold, then create FILE
-# of 4 MiB (checks).  The
+# with 64 MiB of cold data and top it up with 8 MiB more (the files listed
+# in $cc_cold), then create FILE of 4 MiB (checks).  The
 # shrinker is faulted off (test-only knob, ccache/fault.c): under the
 # eviction's pressure it would make room by itself, whatever the admission
 # policy that workingset.sh and readmit.sh test; yield.sh tests it.  And
@@ -238,7 +238,12 @@ cc_loop_ext4() {
 # during the fill would then never be replaced (before 48ec052 its
 # turnover evicted without admitting, a large folio at a time on 7.x:
 # 512 pages left of about 2,000 on a loaded 7.3.4 host, too few for FILE
-# to replace).
+# to replace).  Then a fifth cold file tops the pool up: hits and the
+# turnover may have left it below the default threshold at the end of the
+# fill, and it is "full" (refusing) only once a page found no room after
+# the threshold went to 0 (6.1.0-57, fresh-clone CI of 126331e: 1,872
+# pages after the fill, and the next file's first 485 pages went into the
+# room left).
 cc_fill_pool() {
 	cc_start max_pool_percent=2 fault_inject=shrinker pool_sizing=fixed
 	mkdir -p "$1"
@@ -253,6 +258,13 @@ cc_fill_pool() {
 		sh -c "echo 0 > /sys/module/ccache/parameters/accept_threshold_percent"
 	check_gt "the cold data filled the pool (reject_pool_limit grew)" \
 		"$(cc_delta cold reject_pool_limit)" 0
+	check "create a fifth cold file of 8 MiB" cc_create 8M "$1/cold5"
+	sync
+	cc_snap top
+	cc_evict "$1/cold5"
+	cc_cold="$cc_cold $1/cold5"
+	check_gt "a fifth cold file found the pool full (reject_pool_limit grew)" \
+		"$(cc_delta top reject_pool_limit)" 0
 	cc_stored=$(cc_stat stored_pages)
 	check_gt "the pool holds more than 1,000 pages of it" "$cc_stored" 1000
 	# what emptied it (design.rst, Known gaps: rare on 7.x)

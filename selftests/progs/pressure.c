@@ -355,10 +355,11 @@ static int open_disk(dev_t dev)
  * few pages long it scans none until the lowest priorities, and kswapd
  * gives up first.  So the last pages of a file can stay cached however
  * hard anonymous memory presses.  Reading the disk underneath (buffered:
- * its pages go on the file LRU, and ccache does not capture block device
- * pages) makes the list long again, and reclaim takes the oldest pages,
- * ours among them.  Reads 1 MiB at a time, up to limit bytes, until the
- * files are gone.
+ * its pages go on the file LRU) makes the list long again, and reclaim
+ * takes the oldest pages, ours among them.  ccache captures those disk
+ * pages too when "bdev" is in its filesystems knob (the default): a test
+ * that counts captures or stored pages loads it without.  Reads 1 MiB at
+ * a time, up to limit bytes, until the files are gone.
  */
 static long long stream_disk(int fd, unsigned long long *pos,
 			     unsigned long long limit, struct target *t,
