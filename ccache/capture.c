@@ -422,11 +422,22 @@ static void ccache_capture_done(struct kspu_job *job)
 		queue_work(ccache_wq, &ccache_publish_worker);
 }
 
-static void ccache_discarded(struct ccache_entry *e, unsigned long why)
+/* what ccache_discard() drops: why, and how many pages had made room */
+struct ccache_discard {
+	enum ccache_reject why;
+	unsigned int made_room;
+};
+
+static void ccache_discarded(struct ccache_entry *e, unsigned long arg)
 {
-	if (why < CCACHE_REJECT_NR)
-		ccache_reject(&e->ci->key, e->index, 1, why);
-	if (why == CCACHE_REJECT_POOL_LIMIT)
+	struct ccache_discard *d = (struct ccache_discard *)arg;
+
+	/* published siblings of an admitted folio made room as they came */
+	if (e->state == CCACHE_COMPRESSED)
+		d->made_room++;
+	if (d->why < CCACHE_REJECT_NR)
+		ccache_reject(&e->ci->key, e->index, 1, d->why);
+	if (d->why == CCACHE_REJECT_POOL_LIMIT)
 		ccache_pool_refused(ccache_page_tag(&e->ci->key, e->index));
 }
 
@@ -434,19 +445,28 @@ static void ccache_discarded(struct ccache_entry *e, unsigned long why)
  * Drop a pending entry that will not be stored, and the other pages of
  * its folio (ccache_erase_folio()); @why it is not kept, or
  * CCACHE_REJECT_NR when that is no rejection (the module is unloading).
+ * The room the folio's pages had made goes back (ccache_pool_refund()):
+ * its stored pages', and the entry's own when it failed after its
+ * admission (CCACHE_REJECT_ALLOC_FAILURE, ccache_publish_stage()).
  */
 static void ccache_discard(struct ccache_entry *e, enum ccache_reject why)
 {
+	struct ccache_discard d = {
+		.why = why,
+		.made_room = why == CCACHE_REJECT_ALLOC_FAILURE,
+	};
 	struct ccache_inode *ci;
 	unsigned long flags;
 
 	spin_lock_irqsave(&ccache_lock, flags);
 	ci = e->ci;
 	if (ci) {
-		ccache_erase_folio(e, ccache_discarded, why);
+		ccache_erase_folio(e, ccache_discarded, (unsigned long)&d);
 		ccache_inode_tidy(ci);
 	}
 	spin_unlock_irqrestore(&ccache_lock, flags);
+	if (ci)
+		ccache_pool_refund(d.made_room);
 }
 
 /* Store what @stage's job produced for its entry, or drop the entry. */

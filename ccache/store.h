@@ -259,6 +259,7 @@ int ccache_lru_init(void);
 void ccache_lru_exit(void);
 bool ccache_pool_admit(u32 tag, bool workingset, unsigned int nr);
 void ccache_pool_admit_follower(void);
+void ccache_pool_refund(unsigned int nr);
 void ccache_pool_refused(u32 tag);
 
 /* The page cache's tracepoints: pages leave (capture, sizing), come back. */

@@ -19,30 +19,10 @@
 . ./progs/cctest.sh
 
 [ -d /mnt/d0 ] || tap_skip_all "no data disk at /mnt/d0"
-P=/sys/module/ccache/parameters
 dir=/mnt/d0/turnover
 pages=2048
 
-mkdir -p "$dir"
-cold="$dir/cold1 $dir/cold2 $dir/cold3 $dir/cold4"
-# shellcheck disable=SC2086 # a list of paths without spaces
-check "create 64 MiB of cold data" cc_create 16M $cold
-# created before ccache loads and dropped from the page cache: the read
-# below puts it there in the folios readahead chooses (a direct write
-# would poison its record, whose pages are then never captured)
-check "create an 8 MiB file" cc_create 8M "$dir/w"
-sync
-echo 3 > /proc/sys/vm/drop_caches
-cc_start max_pool_percent=2 fault_inject=shrinker pool_sizing=fixed
-cc_snap cold
-# shellcheck disable=SC2086
-check "read the cold data" cat $cold
-# shellcheck disable=SC2086
-cc_evict $cold
-check "the pool stays full from now on (accept_threshold_percent=0)" \
-	sh -c "echo 0 > $P/accept_threshold_percent"
-check_gt "the cold data filled the pool (reject_pool_limit grew)" \
-	"$(cc_delta cold reject_pool_limit)" 0
+cc_fill_pool_folios "$dir" "$dir/w"
 cc_groups_create reader
 cc_snap new
 run_check "the new file, read in cgroup reader, matches its model" \
@@ -65,6 +45,6 @@ check_le "at most a quarter of it was served by ccache" \
 	"$(cc_delta read hits)" $((pages / 4))
 # shellcheck disable=SC2086 # a list of paths without spaces
 run_check "the cold files read back as their models" \
-	"$CCFILE" verify -m read $cold
+	"$CCFILE" verify -m read $cc_cold
 check "rmmod ccache" /sbin/rmmod ccache
 tap_done

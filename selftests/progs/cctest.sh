@@ -274,6 +274,34 @@ cc_fill_pool() {
 	cc_trace_start
 }
 
+# cc_fill_pool_folios DIR FILE: like cc_fill_pool, for files read into
+# large folios: create 64 MiB of cold data (the files listed in $cc_cold)
+# and FILE of 8 MiB before ccache loads, and drop them from the page
+# cache, so that reads put them there in the folios readahead chooses (a
+# direct write would poison FILE's record, whose pages are then never
+# captured); load ccache with a fixed pool of 2% of RAM, its shrinker
+# faulted off, and fill it with the cold data, read and evicted; the pool
+# then stays full (accept_threshold_percent=0; checks)
+cc_fill_pool_folios() {
+	mkdir -p "$1"
+	cc_cold="$1/cold1 $1/cold2 $1/cold3 $1/cold4"
+	# shellcheck disable=SC2086 # a list of paths without spaces
+	check "create 64 MiB of cold data" cc_create 16M $cc_cold
+	check "create an 8 MiB file" cc_create 8M "$2"
+	sync
+	echo 3 > /proc/sys/vm/drop_caches
+	cc_start max_pool_percent=2 fault_inject=shrinker pool_sizing=fixed
+	cc_snap cold
+	# shellcheck disable=SC2086
+	check "read the cold data" cat $cc_cold
+	# shellcheck disable=SC2086
+	cc_evict $cc_cold
+	check "the pool stays full from now on (accept_threshold_percent=0)" \
+		sh -c "echo 0 > /sys/module/ccache/parameters/accept_threshold_percent"
+	check_gt "the cold data filled the pool (reject_pool_limit grew)" \
+		"$(cc_delta cold reject_pool_limit)" 0
+}
+
 # cc_trace_start: trace the entries that come and go (the tracepoints
 # cc_trace_stored replays), from an empty trace
 cc_trace_start() {
