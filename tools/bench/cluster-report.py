@@ -78,7 +78,13 @@ def per_server(r):
         ios, kib = delta(r, s, 'disk_ios'), delta(r, s, 'disk_kib')
         hits, misses = delta(r, s, 'hits'), delta(r, s, 'misses')
         end = r['mark'].get(('end', s), {})
+        # why pages ccache saw evicted were not there to serve: dropped
+        # for a full staging area, refused at the pool's limit, or given
+        # back to reclaim (None from runs that did not record them)
         out[s] = {
+            'staging_full': delta(r, s, 'reject_staging_full'),
+            'pool_limit': delta(r, s, 'reject_pool_limit'),
+            'shrinker_frees': delta(r, s, 'shrinker_frees'),
             'requests': req,
             'disk_reads_per_req': ratio(ios, req),
             'disk_kib_per_req': ratio(kib, req),
@@ -264,12 +270,17 @@ def main(outdir, prefix=''):
                 return median_of([r.servers[s][key] for r in runs[c] if s in r.servers])
             rows.append([label(env, c), s, m('requests'), m('disk_reads_per_req'),
                          m('disk_kib_per_req'), m('hit_ratio'), m('page_cache_mib'),
-                         m('stored_mib'), m('pool_mib')])
+                         m('stored_mib'), m('pool_mib'), m('staging_full'),
+                         m('pool_limit'), m('shrinker_frees')])
     md.append(wb.table(['configuration', 'server', 'responses', 'disk reads/req',
                         'disk KiB/req', 'ccache hit ratio', 'page cache MiB',
-                        'stored MiB', 'pool MiB'], rows))
+                        'stored MiB', 'pool MiB', 'staging full', 'pool limit',
+                        'shrinker frees'], rows))
     md.append('Medians over the repetitions, measured phase; page cache, stored and pool at '
-              "its end.  hit ratio: ccache's hits / (hits + misses).\n")
+              "its end.  hit ratio: ccache's hits / (hits + misses).  staging full, pool "
+              'limit: pages ccache dropped because its staging area was full (compression '
+              'behind), and refused at its limit; shrinker frees: entries given back to '
+              'reclaim (pages; - from runs that did not record them).\n')
     leave_rows = []
     for c in configs:
         for r in runs[c]:
@@ -303,14 +314,16 @@ def main(outdir, prefix=''):
         w.writerow(['run', 'config', 'rep', 'status', 'rps', 'p99_ms', 'errors',
                     'mismatches', 'server', 'responses', 'disk_reads_per_req',
                     'disk_kib_per_req', 'hit_ratio', 'page_cache_mib', 'stored_mib',
-                    'pool_mib'])
+                    'pool_mib', 'staging_full', 'pool_limit', 'shrinker_frees'])
         for c in configs:
             for r in runs[c]:
                 for s, d in sorted(r.servers.items()):
                     w.writerow([r.name, c, r.rep, r.status, r.rps, r.p99, r.errors,
                                 r.mismatches, s, d['requests'], d['disk_reads_per_req'],
                                 d['disk_kib_per_req'], d['hit_ratio'],
-                                d['page_cache_mib'], d['stored_mib'], d['pool_mib']])
+                                d['page_cache_mib'], d['stored_mib'], d['pool_mib'],
+                                d['staging_full'], d['pool_limit'],
+                                d['shrinker_frees']])
     # an error status is the cluster's answer (HAProxy's 504 after its
     # 30 s server timeout): counted, not a failure of the run
     failed = [r.name for c in configs for r in runs[c]
