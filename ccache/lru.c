@@ -341,7 +341,6 @@ bool ccache_pool_admit(u32 tag, bool workingset, unsigned int nr)
 	unsigned long goal = ccache_sizing_goal(limit);
 	unsigned long slack = ccache_pool_slack();
 	unsigned long used = ccache_pool_used(), held;
-	unsigned long stored = ccache_stat_read(stored_pages);
 	unsigned int i;
 
 	/*
@@ -362,7 +361,7 @@ bool ccache_pool_admit(u32 tag, bool workingset, unsigned int nr)
 	 * room: the pool is still full until it is used up.
 	 */
 	if (ccache_pool_full &&
-	    (!stored ||
+	    (!ccache_stat_read(stored_pages) ||
 	     (!ccache_pool_credit.any && !ccache_pool_credit.other &&
 	      held <= goal / 100 * ccache_param_accept_threshold_percent()))) {
 		ccache_pool_full = false;
@@ -437,8 +436,7 @@ void ccache_pool_admit_follower(void)
  * credit; dropped with the folio, they leave that room empty.  It becomes
  * credit any page may take: else a pool that stays full
  * (accept_threshold_percent below 100, or other credit left) held ever
- * fewer pages (7.3.4: three folios whose allocation failed under a fill's
- * pressure cost a pool of about 2,000 pages 1,536 of them).
+ * fewer pages (Documentation/design.rst, Known gaps).
  *
  * Context: the publish worker only; process context, no ccache_lock.
  */

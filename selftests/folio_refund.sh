@@ -6,8 +6,7 @@
 # later page's allocation fails, the folio's stored pages go with it, and
 # the room they made is credit for the next pages.  Before, that room
 # stayed empty in a pool that stays full (accept_threshold_percent=0, or
-# credit left): on 7.3.4 three such folios under a fill's memory pressure
-# cost a pool of about 2,000 pages 1,536 of them.  A fixed pool is filled
+# credit left), and the pool held ever fewer pages.  A fixed pool is filled
 # with cold data; a new file, read in a cgroup into large folios (xfs) and
 # evicted twice, is admitted the second time (the pool refused it once)
 # while every fourth pool allocation fails (fault_inject=pool).  The pool

@@ -27,7 +27,7 @@ mixed() {
 
 # the files' pages only: cc_evict reads the disk underneath, whose
 # pages of zeros ("bdev", stored same-filled) were counted as captured and
-# stored (6.1.0-57, fresh-clone CI of 11958e4: 13,709 same-filled pages)
+# stored
 cc_start filesystems=ext4
 mkdir -p "$dir"
 files="$dir/rand1 $dir/rand2 $dir/rand3 $dir/text $dir/mixed"

@@ -27,8 +27,7 @@ pages=1024
 # disk, then a new file evicted into it (checks).  The pool is filled with
 # pool_sizing=fixed and SIZING set after the fill: under auto, a fill that
 # makes the page cache refault and whose pages are never read back may
-# rightly shrink the pool to nothing (7.3.4, 1 of 3 runs: 1,014
-# other_refaults, no hit, pool_target_bytes 241,840 and no page left).
+# rightly shrink the pool to nothing.
 round() {
 	# bdev off: the raw disk's pages only advance the clock
 	cc_start max_pool_percent=2 fault_inject=shrinker pool_sizing=fixed \

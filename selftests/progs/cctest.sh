@@ -241,8 +241,7 @@ cc_loop_ext4() {
 # to replace).  Then a fifth cold file tops the pool up: hits and the
 # turnover may have left it below the default threshold at the end of the
 # fill, and it is "full" (refusing) only once a page found no room after
-# the threshold went to 0 (6.1.0-57, fresh-clone CI of 126331e: 1,872
-# pages after the fill, and the next file's first 485 pages went into the
+# the threshold went to 0 (else the next file's first pages go into the
 # room left).
 cc_fill_pool() {
 	cc_start max_pool_percent=2 fault_inject=shrinker pool_sizing=fixed
