@@ -71,13 +71,17 @@ static unsigned long ccache_refused_mask;	/* slots - 1, a power of 2 */
 
 /**
  * ccache_pool_used() - Return: memory the pool and the store's metadata
- * take, the bytes that count against max_pool_percent (staging buffers
- * do not).
+ * take, the bytes that count against max_pool_percent.  Capture's own
+ * memory does not (ccache_staging_bytes()): staging buffers, and the
+ * entries that are not stored (pending, in the reserve, or on their way
+ * to the graveyard), which come and go with the captures in flight.
+ * Counted here, a burst of captures that the full pool then refused
+ * evicted stored entries to make room for the burst's entries.
  */
 unsigned long ccache_pool_used(void)
 {
 	return ccache_pool_bytes() +
-	       ccache_stat_read(entries) * sizeof(struct ccache_entry) +
+	       ccache_stat_read(stored_pages) * sizeof(struct ccache_entry) +
 	       ccache_stat_read(inodes) * sizeof(struct ccache_inode) +
 	       (ccache_refused_mask + 1) * sizeof(*ccache_refused) +
 	       ccache_sizing_bytes();

@@ -971,11 +971,17 @@ void ccache_staging_put(struct ccache_stage *stage)
 }
 
 /**
- * ccache_staging_bytes() - Return: memory held by staging buffers.
+ * ccache_staging_bytes() - Return: memory capture holds: the staging
+ * buffers, and the entries not stored (pending, in the reserve, or
+ * waiting for the graveyard worker); ccache_pool_used() has the rest.
  */
 unsigned long ccache_staging_bytes(void)
 {
-	return (unsigned long)ccache_staging_total * PAGE_SIZE;
+	long unstored = ccache_stat_read(entries) -
+			ccache_stat_read(stored_pages);
+
+	return (unsigned long)ccache_staging_total * PAGE_SIZE +
+	       max(unstored, 0L) * sizeof(struct ccache_entry);
 }
 
 /**
