@@ -220,39 +220,16 @@ cc_loop_ext4() {
 		-E lazy_itable_init=0,lazy_journal_init=0,nodiscard /dev/loop0
 }
 
-# cc_fill_pool DIR FILE: load ccache with a pool of 2% of RAM, fill it
-# with 64 MiB of cold data and top it up with 8 MiB more (the files listed
-# in $cc_cold), then create FILE of 4 MiB (checks).  The
-# shrinker is faulted off (test-only knob, ccache/fault.c): under the
-# eviction's pressure it would make room by itself, whatever the admission
-# policy that workingset.sh and readmit.sh test; yield.sh tests it.  And
-# pool_sizing is fixed: with auto, pages the eviction itself reads back
-# (ghost hits against no hits) may switch the pool to replacing its
-# oldest entries, which takes every new page in (sizing_replace.sh
-# tests that, switching to auto after the fill).  And once filled, the
-# pool stays full (accept_threshold_percent=0, set after the fill): the
-# pool's own compaction after the fill may take it below the default 90%
-# of its limit, and it then admitted every page until full again (7.3.4:
-# 516 of the next file's 1,024 pages), whatever the policy under test
-# would have said.  Not during the fill: whatever left the full pool
-# during the fill would then never be replaced (before 48ec052 its
-# turnover evicted without admitting, a large folio at a time on 7.x:
-# 512 pages left of about 2,000 on a loaded 7.3.4 host, too few for FILE
-# to replace).  Then a fifth cold file tops the pool up: hits and the
-# turnover may have left it below the default threshold at the end of the
-# fill, and it is "full" (refusing) only once a page found no room after
-# the threshold went to 0 (else the next file's first pages go into the
-# room left).
-cc_fill_pool() {
-	cc_start max_pool_percent=2 fault_inject=shrinker pool_sizing=fixed
-	mkdir -p "$1"
-	cc_cold="$1/cold1 $1/cold2 $1/cold3 $1/cold4"
-	# shellcheck disable=SC2086 # a list of paths without spaces
-	check "create 64 MiB of cold data" cc_create 16M $cc_cold
-	sync
-	cc_snap cold
-	# shellcheck disable=SC2086
-	cc_evict $cc_cold
+# cc_pool_stays_full DIR: after cold data filled the pool (cc_snap cold
+# before the fill), keep it full: accept_threshold_percent=0, then a
+# fifth cold file of 8 MiB (DIR/cold5, added to $cc_cold) must find no
+# room (checks).  Not during the fill: whatever left the full pool during
+# the fill would then never be replaced.  And the top-up: compaction,
+# hits and the turnover may have left the pool below its limit at the end
+# of the fill, and it is "full" (refusing) only once a page found no room
+# after the threshold went to 0; else the next file's first pages go into
+# the room left, whatever the policy under test would have said.
+cc_pool_stays_full() {
 	check "the pool stays full from now on (accept_threshold_percent=0)" \
 		sh -c "echo 0 > /sys/module/ccache/parameters/accept_threshold_percent"
 	check_gt "the cold data filled the pool (reject_pool_limit grew)" \
@@ -264,6 +241,29 @@ cc_fill_pool() {
 	cc_cold="$cc_cold $1/cold5"
 	check_gt "a fifth cold file found the pool full (reject_pool_limit grew)" \
 		"$(cc_delta top reject_pool_limit)" 0
+}
+
+# cc_fill_pool DIR FILE: load ccache with a pool of 2% of RAM, fill it
+# with 64 MiB of cold data and keep it full (cc_pool_stays_full: the files
+# listed in $cc_cold), then create FILE of 4 MiB (checks).  The shrinker
+# is faulted off (test-only knob, ccache/fault.c): under the eviction's
+# pressure it would make room by itself, whatever the admission policy
+# that workingset.sh and readmit.sh test; yield.sh tests it.  And
+# pool_sizing is fixed: with auto, pages the eviction itself reads back
+# (ghost hits against no hits) may switch the pool to replacing its
+# oldest entries, which takes every new page in (sizing_replace.sh tests
+# that, switching to auto after the fill).
+cc_fill_pool() {
+	cc_start max_pool_percent=2 fault_inject=shrinker pool_sizing=fixed
+	mkdir -p "$1"
+	cc_cold="$1/cold1 $1/cold2 $1/cold3 $1/cold4"
+	# shellcheck disable=SC2086 # a list of paths without spaces
+	check "create 64 MiB of cold data" cc_create 16M $cc_cold
+	sync
+	cc_snap cold
+	# shellcheck disable=SC2086
+	cc_evict $cc_cold
+	cc_pool_stays_full "$1"
 	cc_stored=$(cc_stat stored_pages)
 	check_gt "the pool holds more than 1,000 pages of it" "$cc_stored" 1000
 	# what emptied it (design.rst, Known gaps: rare on 7.x)
@@ -280,7 +280,7 @@ cc_fill_pool() {
 # direct write would poison FILE's record, whose pages are then never
 # captured); load ccache with a fixed pool of 2% of RAM, its shrinker
 # faulted off, and fill it with the cold data, read and evicted; the pool
-# then stays full (accept_threshold_percent=0; checks)
+# then stays full (cc_pool_stays_full; checks)
 cc_fill_pool_folios() {
 	mkdir -p "$1"
 	cc_cold="$1/cold1 $1/cold2 $1/cold3 $1/cold4"
@@ -295,10 +295,7 @@ cc_fill_pool_folios() {
 	check "read the cold data" cat $cc_cold
 	# shellcheck disable=SC2086
 	cc_evict $cc_cold
-	check "the pool stays full from now on (accept_threshold_percent=0)" \
-		sh -c "echo 0 > /sys/module/ccache/parameters/accept_threshold_percent"
-	check_gt "the cold data filled the pool (reject_pool_limit grew)" \
-		"$(cc_delta cold reject_pool_limit)" 0
+	cc_pool_stays_full "$1"
 }
 
 # cc_trace_start: trace the entries that come and go (the tracepoints
