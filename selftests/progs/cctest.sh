@@ -220,6 +220,11 @@ cc_loop_ext4() {
 		-E lazy_itable_init=0,lazy_journal_init=0,nodiscard /dev/loop0
 }
 
+# cc_data_fs: the type of the data disk's filesystem (/mnt/d0)
+cc_data_fs() {
+	awk '$2 == "/mnt/d0" { print $3 }' /proc/mounts
+}
+
 # cc_pool_stays_full DIR: after cold data filled the pool (cc_snap cold
 # before the fill), keep it full: accept_threshold_percent=0, then a
 # fifth cold file of 8 MiB (DIR/cold5, added to $cc_cold) must find no
@@ -252,9 +257,14 @@ cc_pool_stays_full() {
 # pool_sizing is fixed: with auto, pages the eviction itself reads back
 # (ghost hits against no hits) may switch the pool to replacing its
 # oldest entries, which takes every new page in (sizing_replace.sh tests
-# that, switching to auto after the fill).
+# that, switching to auto after the fill).  And only the data disk's
+# filesystem is cached: cc_evict streams the raw disk underneath, whose
+# zero pages the default "bdev" stores, and their captures advance the
+# eviction clock past the horizon of the ghosts the tests look at.
+# DIR is under /mnt/d0.
 cc_fill_pool() {
-	cc_start max_pool_percent=2 fault_inject=shrinker pool_sizing=fixed
+	cc_start max_pool_percent=2 fault_inject=shrinker pool_sizing=fixed \
+		filesystems="$(cc_data_fs)"
 	mkdir -p "$1"
 	cc_cold="$1/cold1 $1/cold2 $1/cold3 $1/cold4"
 	# shellcheck disable=SC2086 # a list of paths without spaces
@@ -279,8 +289,9 @@ cc_fill_pool() {
 # cache, so that reads put them there in the folios readahead chooses (a
 # direct write would poison FILE's record, whose pages are then never
 # captured); load ccache with a fixed pool of 2% of RAM, its shrinker
-# faulted off, and fill it with the cold data, read and evicted; the pool
-# then stays full (cc_pool_stays_full; checks)
+# faulted off and only the data disk's filesystem cached (as there), and
+# fill it with the cold data, read and evicted; the pool then stays full
+# (cc_pool_stays_full; checks)
 cc_fill_pool_folios() {
 	mkdir -p "$1"
 	cc_cold="$1/cold1 $1/cold2 $1/cold3 $1/cold4"
@@ -289,7 +300,8 @@ cc_fill_pool_folios() {
 	check "create an 8 MiB file" cc_create 8M "$2"
 	sync
 	echo 3 > /proc/sys/vm/drop_caches
-	cc_start max_pool_percent=2 fault_inject=shrinker pool_sizing=fixed
+	cc_start max_pool_percent=2 fault_inject=shrinker pool_sizing=fixed \
+		filesystems="$(cc_data_fs)"
 	cc_snap cold
 	# shellcheck disable=SC2086
 	check "read the cold data" cat $cc_cold
