@@ -29,10 +29,9 @@ run_check "it reads back as its model (from disk)" \
 
 cc_snap again
 cc_evict "$warm"
-# More than a quarter replaced, not a half: when the cold data's turnover
-# had taken the pool below accept_threshold_percent, the first eviction
-# stored some pages (324 on 7.3), their read from disk took them out as
-# hits, and their room needs no replacement.  The one-in-eight turnover
-# alone evicts about 130 (workingset.sh on 7.3 when no page was marked).
+# More than a quarter replaced, not a half: pages that the first
+# eviction stored, their read from disk took out as hits, and their room
+# needs no replacement.  The one-in-eight turnover alone replaces about
+# an eighth of the file.
 cc_check_replaced again "$warm" $warm_pages $((warm_pages / 4))
 tap_done
