@@ -29,18 +29,9 @@ pages=1024
 # makes the page cache refault and whose pages are never read back may
 # rightly shrink the pool to nothing.
 round() {
-	# bdev off: the raw disk's pages only advance the clock
-	cc_start max_pool_percent=2 fault_inject=shrinker pool_sizing=fixed \
-		filesystems=ext4
-	mkdir -p "$dir"
-	cc_cold="$dir/cold1 $dir/cold2 $dir/cold3 $dir/cold4"
-	# shellcheck disable=SC2086 # a list of paths without spaces
-	check "create 64 MiB of cold data" cc_create 16M $cc_cold
-	sync
-	cc_snap cold
-	# shellcheck disable=SC2086
-	cc_evict $cc_cold
-	cc_pool_stays_full "$dir"
+	# only the data disk's filesystem is cached (cc_start_small): the raw
+	# disk's pages only advance the clock
+	cc_fill_cold "$dir"
 	cc_show "after the cold data"
 	check "pool_sizing=$1 from now on" sh -c "echo $1 > $P/pool_sizing"
 	# twice RAM: reclaim evicts most of it, which is what ages the pool

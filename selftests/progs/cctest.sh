@@ -248,23 +248,28 @@ cc_pool_stays_full() {
 		"$(cc_delta top reject_pool_limit)" 0
 }
 
-# cc_fill_pool DIR FILE: load ccache with a pool of 2% of RAM, fill it
-# with 64 MiB of cold data and keep it full (cc_pool_stays_full: the files
-# listed in $cc_cold), then create FILE of 4 MiB (checks).  The shrinker
-# is faulted off (test-only knob, ccache/fault.c): under the eviction's
-# pressure it would make room by itself, whatever the admission policy
-# that workingset.sh and readmit.sh test; yield.sh tests it.  And
-# pool_sizing is fixed: with auto, pages the eviction itself reads back
-# (ghost hits against no hits) may switch the pool to replacing its
-# oldest entries, which takes every new page in (sizing_replace.sh tests
-# that, switching to auto after the fill).  And only the data disk's
-# filesystem is cached: cc_evict streams the raw disk underneath, whose
-# zero pages the default "bdev" stores, and their captures advance the
-# eviction clock past the horizon of the ghosts the tests look at.
-# DIR is under /mnt/d0.
-cc_fill_pool() {
+# cc_start_small: load ccache with a pool of 2% of RAM for the tests of
+# its admission policy.  The shrinker is faulted off (test-only knob,
+# ccache/fault.c): under the eviction's pressure it would make room by
+# itself, whatever the policy that workingset.sh and readmit.sh test;
+# yield.sh tests it.  And pool_sizing is fixed: with auto, pages the
+# eviction itself reads back (ghost hits against no hits) may switch the
+# pool to replacing its oldest entries, which takes every new page in
+# (sizing_replace.sh tests that, switching to auto after the fill).  And
+# only the data disk's filesystem is cached: cc_evict streams the raw disk
+# underneath, whose zero pages the default "bdev" stores, and their
+# captures advance the eviction clock past the horizon of the ghosts the
+# tests look at.
+cc_start_small() {
 	cc_start max_pool_percent=2 fault_inject=shrinker pool_sizing=fixed \
 		filesystems="$(cc_data_fs)"
+}
+
+# cc_fill_cold DIR: cc_start_small, fill the pool with 64 MiB of cold
+# data under DIR (the files listed in $cc_cold) and keep it full
+# (cc_pool_stays_full; checks).  DIR is under /mnt/d0.
+cc_fill_cold() {
+	cc_start_small
 	mkdir -p "$1"
 	cc_cold="$1/cold1 $1/cold2 $1/cold3 $1/cold4"
 	# shellcheck disable=SC2086 # a list of paths without spaces
@@ -274,6 +279,13 @@ cc_fill_pool() {
 	# shellcheck disable=SC2086
 	cc_evict $cc_cold
 	cc_pool_stays_full "$1"
+}
+
+# cc_fill_pool DIR FILE: cc_fill_cold DIR, check that the pool holds more
+# than 1,000 pages, then create FILE of 4 MiB and start tracing entries
+# (cc_trace_start; checks)
+cc_fill_pool() {
+	cc_fill_cold "$1"
 	cc_stored=$(cc_stat stored_pages)
 	check_gt "the pool holds more than 1,000 pages of it" "$cc_stored" 1000
 	# what emptied it (design.rst, Known gaps: rare on 7.x)
@@ -283,15 +295,13 @@ cc_fill_pool() {
 	cc_trace_start
 }
 
-# cc_fill_pool_folios DIR FILE: like cc_fill_pool, for files read into
+# cc_fill_pool_folios DIR FILE: like cc_fill_cold, for files read into
 # large folios: create 64 MiB of cold data (the files listed in $cc_cold)
 # and FILE of 8 MiB before ccache loads, and drop them from the page
 # cache, so that reads put them there in the folios readahead chooses (a
 # direct write would poison FILE's record, whose pages are then never
-# captured); load ccache with a fixed pool of 2% of RAM, its shrinker
-# faulted off and only the data disk's filesystem cached (as there), and
-# fill it with the cold data, read and evicted; the pool then stays full
-# (cc_pool_stays_full; checks)
+# captured); cc_start_small, and fill the pool with the cold data, read
+# and evicted; the pool then stays full (cc_pool_stays_full; checks)
 cc_fill_pool_folios() {
 	mkdir -p "$1"
 	cc_cold="$1/cold1 $1/cold2 $1/cold3 $1/cold4"
@@ -300,8 +310,7 @@ cc_fill_pool_folios() {
 	check "create an 8 MiB file" cc_create 8M "$2"
 	sync
 	echo 3 > /proc/sys/vm/drop_caches
-	cc_start max_pool_percent=2 fault_inject=shrinker pool_sizing=fixed \
-		filesystems="$(cc_data_fs)"
+	cc_start_small
 	cc_snap cold
 	# shellcheck disable=SC2086
 	check "read the cold data" cat $cc_cold
