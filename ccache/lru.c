@@ -440,7 +440,7 @@ void ccache_pool_admit_follower(void)
  * credit; dropped with the folio, they leave that room empty.  It becomes
  * credit any page may take: else a pool that stays full
  * (accept_threshold_percent below 100, or other credit left) held ever
- * fewer pages (Documentation/design.rst, Known gaps).
+ * fewer pages (Documentation/design.rst, "Sizing").
  *
  * Context: the publish worker only; process context, no ccache_lock.
  */

@@ -558,6 +558,26 @@ static unsigned long ccache_since(unsigned long now, unsigned long *seen)
 	return delta;
 }
 
+/*
+ * The target after a period with @far ghost hits beyond the horizon and
+ * @other refaults of the page cache, from @target, within @limit; @used
+ * bytes hold @stored pages.
+ */
+static unsigned long ccache_sizing_move(unsigned long target,
+					unsigned long limit, unsigned long used,
+					unsigned long stored, unsigned long far,
+					unsigned long other)
+{
+	unsigned long per_page, grow;
+
+	/* the bytes a stored page takes; half a page until pages are stored */
+	per_page = stored ? clamp(used / stored, 64UL, PAGE_SIZE) : PAGE_SIZE / 2;
+	grow = far * (PAGE_SIZE * PAGE_SIZE / per_page);
+	if (grow >= other * PAGE_SIZE)
+		return min(limit, target + (grow - other * PAGE_SIZE));
+	return min(limit, target - min(target, other * PAGE_SIZE - grow));
+}
+
 /**
  * ccache_sizing_update() - move the target by what happened since the last
  * call (see the top of this file)
@@ -571,9 +591,10 @@ static unsigned long ccache_since(unsigned long now, unsigned long *seen)
 unsigned long ccache_sizing_update(unsigned long limit, unsigned long used,
 				   unsigned long stored)
 {
-	unsigned long hits, near, far, data, disk, other, per_page, old;
-	unsigned long target = READ_ONCE(ccache_target), grow, stale;
+	unsigned long hits, near, far, data, disk, other, old, stale;
+	unsigned long target = READ_ONCE(ccache_target);
 	bool was_replacing = ccache_replacing;
+	bool fixed = !ccache_param_pool_sizing_auto();
 
 	other = ccache_since(atomic_long_read(&ccache_cache_refaults),
 			     &ccache_sizing_seen.cache_refaults);
@@ -597,18 +618,18 @@ unsigned long ccache_sizing_update(unsigned long limit, unsigned long used,
 	ccache_sizing_replace_update(stale, hits);
 	ccache_sizing_idle_update();
 
-	/* fixed, or the first call: the top (fixed -> auto starts there) */
-	if (!ccache_param_pool_sizing_auto() || target == ULONG_MAX)
+	/*
+	 * fixed, or the first call: the top (fixed -> auto starts there).
+	 * Fixed stays there: the sizing worker evicts down to what this
+	 * returns, and a fixed pool that moved with a period's refaults
+	 * emptied itself under the memory pressure of its own fill.
+	 */
+	if (fixed || target == ULONG_MAX)
 		target = limit;
 	old = target;
-	/* the bytes a stored page takes; half a page until pages are stored */
-	per_page = stored ? clamp(used / stored, 64UL, PAGE_SIZE) : PAGE_SIZE / 2;
-	grow = far * (PAGE_SIZE * PAGE_SIZE / per_page);
-	if (grow >= other * PAGE_SIZE)
-		target = min(limit, target + (grow - other * PAGE_SIZE));
-	else
-		target -= min(target, other * PAGE_SIZE - grow);
-	target = min(target, limit);
+	if (!fixed)
+		target = ccache_sizing_move(target, limit, used, stored, far,
+					    other);
 	WRITE_ONCE(ccache_target, target);
 	if (target != old || far || other || was_replacing != ccache_replacing)
 		trace_ccache_pool_target(old, target, used, hits, near, far,

@@ -7,7 +7,8 @@
 # (with the pool empty they do not) and the pool gives back what it holds
 # above it; pages read from the disk after the pool refused them (ghost
 # hits) move it up; pool_sizing=fixed keeps it at max_pool_percent
-# whatever happens.  Every file reads back as its model.
+# whatever happens, and the pool then gives nothing back.  Every file
+# reads back as its model.
 # VM: mem=256 cpus=2 disk=ext4:512M timeout=300
 # shellcheck source=selftests/lib/tap.sh
 . ./lib/tap.sh
@@ -75,15 +76,45 @@ stored=$(cc_stat stored_pages)
 used=$(cc_stat mem_used_bytes)
 check_gt "the pool holds pages" "$stored" 4096
 sleep 2
-check "pool_sizing=auto again" sh -c "echo auto > $P/pool_sizing"
 
 # Refaults the pool could not have served: caching off, a 32 MiB file
 # evicted and read again.  Only refaults within the pool's memory's worth
-# of page cache count, some of the file's: evict and read it until the
-# target is below what the pool holds (at most 4 rounds).
+# of page cache count, some of the file's.
 check "stop caching (filesystems=none)" sh -c "echo none > $P/filesystems"
 check "create 32 MiB" cc_create 32M $dir/b
 sync
+
+# fixed: the target stays at max_pool_percent whatever the refaults.  The
+# sizing worker evicts down to each period's target, which the trace
+# shows (pool_target_bytes shows the limit with fixed): a fixed target
+# that a period's refaults moved emptied full pools
+# (Documentation/design.rst, "Sizing").
+T=/sys/kernel/tracing
+[ -f $T/trace ] || mount -t tracefs nodev $T
+echo > $T/trace
+echo 1 > $T/events/ccache/ccache_pool_target/enable
+cc_snap fixed
+cc_evict $dir/b
+run_check "the 32 MiB file reads back as its model (from disk)" \
+	"$CCFILE" verify -m read $dir/b
+sleep 2
+echo 0 > $T/events/ccache/ccache_pool_target/enable
+# periods: "<with other refaults> <where the target moved>"
+periods=$(awk '/ ccache_pool_target: / {
+	for (i = 1; i < NF; i++) {
+		if ($i == "target") moved += $(i + 1) != $(i + 3)
+		if ($i == "other_refaults") other += $(i + 1) > 0
+	}
+} END { print other + 0, moved + 0 }' $T/trace)
+echo "# periods with other refaults, with the target moved: $periods"
+check_gt "periods with other refaults were traced" "${periods% *}" 0
+check_eq "in none of them did the fixed target move" "${periods#* }" 0
+check_eq "the pool evicted nothing (lru_evictions)" \
+	"$(cc_delta fixed lru_evictions)" 0
+
+# auto: evict and read the file until the target is below what the pool
+# holds (at most 4 rounds)
+check "pool_sizing=auto again" sh -c "echo auto > $P/pool_sizing"
 cc_snap other
 held=$(cc_stat compressed_bytes)
 round=0

@@ -288,7 +288,8 @@ cc_fill_pool() {
 	cc_fill_cold "$1"
 	cc_stored=$(cc_stat stored_pages)
 	check_gt "the pool holds more than 1,000 pages of it" "$cc_stored" 1000
-	# what emptied it (design.rst, Known gaps: rare on 7.x)
+	# what emptied it, if anything did (design.rst, Sizing: a fixed
+	# target that moved)
 	[ "$cc_stored" -gt 1000 ] 2>/dev/null || cc_show "after the cold data"
 	check "create a 4 MiB file" cc_create 4M "$2"
 	sync
