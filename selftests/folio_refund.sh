@@ -2,15 +2,18 @@
 # SPDX-License-Identifier: GPL-2.0
 # A full pool keeps its room when a folio it admitted cannot be stored
 # (ccache/lru.c, ccache_pool_refund()): each page of an admitted large
-# folio makes room for itself as it comes, evicting an old entry; when a
-# later page's allocation fails, the folio's stored pages go with it, and
-# the room they made is credit for the next pages.  Before, that room
+# folio makes room for itself as it comes, evicting an old entry or using
+# credit; when a later page's allocation fails, the folio's stored pages
+# go with it, and the room they made is credit for the next pages.  Before, that room
 # stayed empty in a pool that stays full (accept_threshold_percent=0, or
 # credit left), and the pool held ever fewer pages.  A fixed pool is filled
 # with cold data; a new file, read in a cgroup into large folios (xfs) and
 # evicted twice, is admitted the second time (the pool refused it once)
 # while every fourth pool allocation fails (fault_inject=pool).  The pool
 # must still hold most of what it held.  Every file reads back as its model.
+# The larger the folios, the more room a failed one had made: the check
+# tells most on 7.x, whose xfs reads this file into larger folios than
+# 6.1's.
 # VM: mem=256 cpus=2 disk=xfs:512M timeout=300
 # shellcheck source=selftests/lib/tap.sh
 . ./lib/tap.sh
@@ -46,9 +49,10 @@ after=$(cc_stat stored_pages)
 echo "# stored pages: $before before, $after after;" \
 	"$(cc_delta again lru_evictions) entries evicted," \
 	"$(cc_delta again reject_alloc_failure) pages of failed folios dropped"
-check_gt "its folios took old entries' places (lru_evictions grew)" \
-	"$(cc_delta again lru_evictions)" 0
-check_gt "and allocations failed (reject_alloc_failure grew)" \
+# only admitted pages are allocated: their room came from evictions or
+# from credit (the fill's evictions of whole folios leave some), so
+# lru_evictions alone does not tell
+check_gt "its folios were admitted, and allocations failed (reject_alloc_failure grew)" \
 	"$(cc_delta again reject_alloc_failure)" 0
 check_gt "the pool still holds more than 3/4 of its pages" \
 	$((after * 4)) $((before * 3))
