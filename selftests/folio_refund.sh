@@ -4,13 +4,14 @@
 # (ccache/lru.c, ccache_pool_refund()): each page of an admitted large
 # folio makes room for itself as it comes, evicting an old entry or using
 # credit; when a later page's allocation fails, the folio's stored pages
-# go with it, and the room they made is credit for the next pages.  Before, that room
-# stayed empty in a pool that stays full (accept_threshold_percent=0, or
-# credit left), and the pool held ever fewer pages.  A fixed pool is filled
-# with cold data; a new file, read in a cgroup into large folios (xfs) and
-# evicted twice, is admitted the second time (the pool refused it once)
-# while every fourth pool allocation fails (fault_inject=pool).  The pool
-# must still hold most of what it held.  Every file reads back as its model.
+# go with it, and the room they made is credit for the next pages.
+# Before, that room stayed empty in a pool that stays full
+# (accept_threshold_percent=0, or credit left), and the pool held ever
+# fewer pages.  A fixed pool is filled with cold data; a new file, read
+# in a cgroup into large folios (xfs) and evicted twice, is admitted the
+# second time (the pool refused it once) while every fourth pool
+# allocation fails (fault_inject=pool).  The pool must still hold most of
+# what it held.  Every file reads back as its model.
 # The larger the folios, the more room a failed one had made: the check
 # tells most on 7.x, whose xfs reads this file into larger folios than
 # 6.1's.
