@@ -89,8 +89,7 @@ sync
 # shows (pool_target_bytes shows the limit with fixed): a fixed target
 # that a period's refaults moved emptied full pools
 # (Documentation/design.rst, "Sizing").
-T=/sys/kernel/tracing
-[ -f $T/trace ] || mount -t tracefs nodev $T
+cc_tracefs
 echo > $T/trace
 echo 1 > $T/events/ccache/ccache_pool_target/enable
 cc_snap fixed

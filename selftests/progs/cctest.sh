@@ -320,11 +320,17 @@ cc_fill_pool_folios() {
 	cc_pool_stays_full "$1"
 }
 
+# cc_tracefs: set T to the tracing directory, mounting tracefs there if
+# it is not yet
+cc_tracefs() {
+	T=/sys/kernel/tracing
+	[ -f $T/trace ] || mount -t tracefs nodev $T
+}
+
 # cc_trace_start: trace the entries that come and go (the tracepoints
 # cc_trace_stored replays), from an empty trace
 cc_trace_start() {
-	T=/sys/kernel/tracing
-	[ -f $T/trace ] || mount -t tracefs nodev $T
+	cc_tracefs
 	echo 4096 > $T/buffer_size_kb
 	echo > $T/trace
 	for ev in store evict reject load_hit invalidate; do
