@@ -56,7 +56,22 @@ static bool ccache_capture_stopping;
 
 static struct workqueue_struct *ccache_wq;
 static void ccache_publish_work(struct work_struct *work);
-static DECLARE_WORK(ccache_publish_worker, ccache_publish_work);
+static DECLARE_DELAYED_WORK(ccache_publish_worker, ccache_publish_work);
+
+/*
+ * Stages the pool had no memory for, oldest first, and when to try them
+ * again (ccache_publish_alloc()): the publish worker's own.
+ */
+static LIST_HEAD(ccache_retry_stages);
+static unsigned long ccache_retry_at;
+
+/*
+ * How many times a page is offered to the pool, a jiffy apart, before it
+ * is dropped.  The pool never reclaims (ccache_pool_alloc()), so it fails
+ * whenever free memory is below the watermark; the failure woke kswapd,
+ * which has usually caught up a jiffy later.
+ */
+#define CCACHE_ALLOC_TRIES 8
 
 /* One folio's jobs, gathered by the probe (interrupts off: ours alone). */
 struct ccache_capture_batch {
@@ -282,6 +297,7 @@ static bool ccache_capture_page(struct ccache_inode *ci, struct folio *folio,
 	kunmap_local(src);
 
 	stage->tag = ccache_page_tag(&ci->key, folio->index + i);
+	stage->tries = 0;
 	/*
 	 * A new entry gets a second chance against the shrinker and LRU
 	 * eviction, as zswap gives its new entries (6.8 on): reclaim calls
@@ -419,7 +435,7 @@ static void ccache_capture_done(struct kspu_job *job)
 	    job->out_len <= PAGE_SIZE)
 		memcpy(stage->page, job->out, job->out_len);
 	if (llist_add(&stage->done, &ccache_done_stages))
-		queue_work(ccache_wq, &ccache_publish_worker);
+		mod_delayed_work(ccache_wq, &ccache_publish_worker, 0);
 }
 
 /* what ccache_discard() drops: why, and how many pages had made room */
@@ -469,33 +485,67 @@ static void ccache_discard(struct ccache_entry *e, enum ccache_reject why)
 		ccache_pool_refund(d.made_room);
 }
 
-/* Store what @stage's job produced for its entry, or drop the entry. */
-static void ccache_publish_stage(struct ccache_stage *stage)
+/*
+ * Store @stage's compressed page in the pool, which admitted it.  When
+ * the pool has no memory now, the page stays pending (no reader serves
+ * it) for another try a jiffy later, at most CCACHE_ALLOC_TRIES in all:
+ * the stage holds it meanwhile.  Return: false when it is to be tried
+ * again.
+ */
+static bool ccache_publish_alloc(struct ccache_stage *stage)
 {
 	struct kspu_job *job = &stage->job;
 	struct ccache_entry *e = job->priv;
-	unsigned long handle;
+	unsigned long handle = 0;
+
+	if (!stage->tries && ccache_fault(CCACHE_FAULT_POOL))
+		stage->tries = CCACHE_ALLOC_TRIES - 1;	/* fails for good */
+	else if (stage->tries || !ccache_fault(CCACHE_FAULT_POOL_BUSY))
+		handle = ccache_pool_alloc(stage->page, job->out_len);
+	if (handle) {
+		ccache_entry_publish(e, CCACHE_COMPRESSED, handle, job->out_len,
+				     job->alg);
+		return true;
+	}
+	if (++stage->tries < CCACHE_ALLOC_TRIES) {
+		ccache_stat_inc(alloc_retries);
+		return false;
+	}
+	ccache_discard(e, CCACHE_REJECT_ALLOC_FAILURE);
+	return true;
+}
+
+/*
+ * Store what @stage's job produced for its entry, or drop the entry.
+ * Return: false when the pool is to be tried again (ccache_publish_alloc()).
+ */
+static bool ccache_publish_stage(struct ccache_stage *stage)
+{
+	struct kspu_job *job = &stage->job;
+	struct ccache_entry *e = job->priv;
 
 	if (!e->ci)			/* erased meanwhile */
-		return;
+		return true;
 	if (READ_ONCE(ccache_capture_stopping)) {
 		/* the store is emptied next anyway */
 		ccache_discard(e, CCACHE_REJECT_NR);
-		return;
+		return true;
 	}
+	if (stage->tries)		/* admitted before */
+		return ccache_publish_alloc(stage);
 	if (job->err == -CCACHE_ERR_REFUSED || job->err == -ECANCELED) {
 		ccache_discard(e, CCACHE_REJECT_OFFLOAD);
-		return;
+		return true;
 	}
 	if (job->err || job->out_len > ccache_pool_max_object() ||
 	    ccache_fault(CCACHE_FAULT_COMPRESS)) {
 		ccache_discard(e, CCACHE_REJECT_POOR_COMPRESSION);
-		return;
+		return true;
 	}
 	if (job->result == KSPU_SAME_FILLED) {
 		ccache_entry_publish(e, CCACHE_SAME_FILLED, job->fill_value, 0,
 				     0);
-		return;
+		return true;
 	}
 	/* pending: no reader looks at these before ccache_entry_publish() */
 	e->has_crc = job->want_crc;
@@ -512,32 +562,56 @@ static void ccache_publish_stage(struct ccache_stage *stage)
 	} else if (!ccache_pool_admit(stage->tag, e->referenced > 1,
 				      1U << e->order)) {
 		ccache_discard(e, CCACHE_REJECT_POOL_LIMIT);
-		return;
+		return true;
 	} else if (e->order) {
 		ccache_folio_follows(e);
 	}
-	handle = ccache_pool_alloc(stage->page, job->out_len);
-	if (!handle)
-		ccache_discard(e, CCACHE_REJECT_ALLOC_FAILURE);
-	else
-		ccache_entry_publish(e, CCACHE_COMPRESSED, handle, job->out_len,
-				     job->alg);
+	return ccache_publish_alloc(stage);
+}
+
+/* Publish @stage, or keep it with ccache_retry_stages for another try. */
+static void ccache_publish_one(struct ccache_stage *stage)
+{
+	struct ccache_entry *e = stage->job.priv;
+
+	if (!ccache_publish_stage(stage)) {
+		list_add_tail(&stage->retry, &ccache_retry_stages);
+		return;
+	}
+	ccache_entry_put(e);		/* the job's reference */
+	cond_resched_tasks_rcu_qs();
 }
 
 static void ccache_publish_work(struct work_struct *work)
 {
 	struct llist_node *done = llist_del_all(&ccache_done_stages);
+	bool stopping = READ_ONCE(ccache_capture_stopping);
 	struct ccache_stage *stage, *next;
-	struct ccache_entry *e;
+	LIST_HEAD(again);
+	bool due;
 
-	done = llist_reverse_order(done);	/* oldest first */
-	llist_for_each_entry_safe(stage, next, done, done) {
-		e = stage->job.priv;
-		ccache_publish_stage(stage);
-		ccache_entry_put(e);	/* the job's reference */
-		cond_resched_tasks_rcu_qs();
+	/*
+	 * Those the pool had no memory for are older: first, when due.  With
+	 * none waiting, this run's failures set the time of the next try.
+	 */
+	due = stopping || list_empty(&ccache_retry_stages) ||
+	      time_after_eq(jiffies, ccache_retry_at);
+	if (due)
+		list_splice_init(&ccache_retry_stages, &again);
+	list_for_each_entry_safe(stage, next, &again, retry) {
+		list_del(&stage->retry);
+		ccache_publish_one(stage);
 	}
-	if (!READ_ONCE(ccache_capture_stopping))
+	done = llist_reverse_order(done);	/* oldest first */
+	llist_for_each_entry_safe(stage, next, done, done)
+		ccache_publish_one(stage);
+	if (!list_empty(&ccache_retry_stages)) {
+		if (due)
+			ccache_retry_at = jiffies + 1;
+		queue_delayed_work(ccache_wq, &ccache_publish_worker,
+				   max_t(long, ccache_retry_at - jiffies, 1));
+	}
+	if (!stopping)
 		ccache_entry_reserve_fill();
 }
 
@@ -586,5 +660,8 @@ void ccache_capture_exit(void)
 	tracepoint_synchronize_unregister();
 	WRITE_ONCE(ccache_capture_stopping, true);
 	kspu_exit();			/* every job is done */
-	destroy_workqueue(ccache_wq);	/* drains the publish worker */
+	/* a run that began before the store above may have queued a retry */
+	cancel_delayed_work_sync(&ccache_publish_worker);
+	ccache_publish_work(NULL);	/* drops what is left */
+	destroy_workqueue(ccache_wq);
 }

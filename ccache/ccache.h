@@ -81,6 +81,7 @@ struct ccache_stats {
 	atomic_long_t captures;		/* evicted pages taken in for compression */
 	atomic_long_t capture_cycles;	/* TSC cycles in the probe when capturing */
 	atomic_long_t reject[CCACHE_REJECT_NR];	/* pages not kept, by reason */
+	atomic_long_t alloc_retries;	/* pool allocations tried again later */
 	atomic_long_t invalidations;	/* entries erased because the file changed */
 	atomic_long_t lru_evictions;	/* entries evicted to keep the pool limit */
 	atomic_long_t idle_evictions;	/* of lru_evictions: idle entries (sizing.c) */
@@ -114,7 +115,8 @@ enum ccache_fault {
 	CCACHE_FAULT_ENTRY,		/* entry allocation */
 	CCACHE_FAULT_INODE,		/* per-file record allocation */
 	CCACHE_FAULT_STAGING,		/* no staging buffer free */
-	CCACHE_FAULT_POOL,		/* pool (zsmalloc) allocation */
+	CCACHE_FAULT_POOL,		/* a page's pool allocation, retries too */
+	CCACHE_FAULT_POOL_BUSY,		/* a page's first pool allocation */
 	CCACHE_FAULT_SERVE,		/* a read's working memory */
 	CCACHE_FAULT_COMPRESS,		/* compression fails */
 	CCACHE_FAULT_DECOMPRESS,	/* decompression fails */

@@ -22,6 +22,7 @@ const char * const ccache_fault_names[CCACHE_FAULT_NR] = {
 	[CCACHE_FAULT_INODE] = "inode",
 	[CCACHE_FAULT_STAGING] = "staging",
 	[CCACHE_FAULT_POOL] = "pool",
+	[CCACHE_FAULT_POOL_BUSY] = "pool_busy",
 	[CCACHE_FAULT_SERVE] = "serve",
 	[CCACHE_FAULT_COMPRESS] = "compress",
 	[CCACHE_FAULT_DECOMPRESS] = "decompress",

@@ -100,8 +100,7 @@ unsigned long ccache_pool_alloc(const void *data, unsigned int len)
 	 * drops a page rather than reclaim hard to keep it, and hard reclaim
 	 * here stalls the publish worker, and module unload behind it.
 	 */
-	handle = ccache_fault(CCACHE_FAULT_POOL) ? 0 :
-		 ccache_zs_malloc(ccache_zpool, len,
+	handle = ccache_zs_malloc(ccache_zpool, len,
 				  __GFP_KSWAPD_RECLAIM | __GFP_NORETRY |
 				  __GFP_NOWARN | __GFP_NOMEMALLOC |
 				  __GFP_HIGHMEM | __GFP_MOVABLE);

@@ -105,8 +105,10 @@ struct ccache_inode {
 struct ccache_stage {
 	struct kspu_job job;
 	struct llist_node done;		/* compressed, waiting to be published */
+	struct list_head retry;		/* waiting for the pool (capture.c) */
 	void *page;
 	u32 tag;			/* ccache_page_tag() of the page */
+	u8 tries;			/* pool allocations that failed */
 };
 
 enum ccache_entry_state {

@@ -189,6 +189,7 @@ static struct attribute *ccache_attrs[] = {
 	CCACHE_REJECTS(offload, OFFLOAD),
 	CCACHE_REJECTS(pool_limit, POOL_LIMIT),
 	CCACHE_REJECTS(alloc_failure, ALLOC_FAILURE),
+	CCACHE_COUNTER(alloc_retries),
 	CCACHE_REJECTS(policy, POLICY),
 	CCACHE_REJECTS(cgroup_limit, CGROUP_LIMIT),
 	CCACHE_COUNTER(invalidations),

@@ -9,8 +9,9 @@
 # compressed page stored with a byte flipped ("corrupt") is caught by the
 # checksum and read from the disk; with the checksum off the same
 # corruption reaches the reader, which shows that the check is what saves
-# it.  A pool of 1% of RAM shows pool exhaustion.  Memory returns to its
-# level after the last unload.
+# it.  A page whose first pool allocation fails is stored at a later try
+# (pool_busy).  A pool of 1% of RAM shows pool exhaustion.  Memory returns
+# to its level after the last unload.
 # VM: mem=192 cpus=2 disk=ext4:512M timeout=300
 # shellcheck disable=SC2086 # $files: paths without spaces
 # shellcheck source=selftests/lib/tap.sh
@@ -65,6 +66,12 @@ site entry reject_alloc_failure
 site inode reject_alloc_failure
 site staging reject_staging_full
 site pool reject_alloc_failure
+# a first try that finds no memory is not the end of the page: the next,
+# a jiffy later, stores it (a real failure there is tried again too)
+site pool_busy alloc_retries
+check_gt "pool_busy: pages retried were stored (reject_alloc_failure grew by under a tenth of alloc_retries)" \
+	$(($(cc_delta pool_busy alloc_retries) - \
+	   10 * $(cc_delta pool_busy reject_alloc_failure))) 0
 site compress reject_poor_compression
 site decompress decompress_errors
 site serve -
