@@ -612,7 +612,7 @@ static void ccache_publish_work(struct work_struct *work)
 				   max_t(long, ccache_retry_at - jiffies, 1));
 	}
 	if (!stopping)
-		ccache_entry_reserve_fill();
+		ccache_reserves_fill();
 }
 
 /**

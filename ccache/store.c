@@ -67,18 +67,41 @@ static void ccache_graveyard_work(struct work_struct *work);
 static DECLARE_WORK(ccache_graveyard_worker, ccache_graveyard_work);
 
 /*
- * Entries kept ready for the capture probe, on ccache_entry_reserve (linked
- * by their list field) under ccache_lock.  A slab allocation in the probe
- * (GFP_NOWAIT, interrupts off) is costly beside copying the page there
- * (Documentation/design.rst); the probe holds ccache_lock anyway, so taking
- * an entry from the reserve is a list operation.  The publish worker tops
- * the reserve up in process context, and freed entries go back to it;
- * the probe falls back to the slab when it is empty.  Reserved entries
- * count in the "entries" statistic: they are memory ccache holds.
+ * Entries and file records kept ready for the capture probe, each kind in
+ * a stack under ccache_lock.  A slab allocation in the probe (GFP_NOWAIT,
+ * interrupts off) is costly beside copying the page there
+ * (Documentation/design.rst), and it fails whenever free memory is below
+ * the watermark, which is when reclaim runs the probe: then the page is
+ * not kept.  The probe holds ccache_lock anyway, so taking an object from
+ * a reserve is a pop.  The publish worker tops the reserves up in process
+ * context (ccache_reserves_fill()), and freed objects go back to them; the
+ * probe falls back to the slab when one is empty.
+ *
+ * Each capture takes a staging buffer and an entry, so the entries'
+ * reserve is as deep as the staging buffers are many: a burst of reclaim
+ * runs out of buffers before it runs out of entries.  A record serves all
+ * of a file's pages; 256 of them cover the files a burst meets.
+ * Reserved entries count in the "entries" statistic (memory ccache
+ * holds); reserved records count nowhere until they are used ("inodes").
  */
-#define CCACHE_RESERVE_MAX 1024U
-static LIST_HEAD(ccache_entry_reserve);
-static unsigned int ccache_reserve_len;
+struct ccache_reserve {
+	struct kmem_cache *cache;
+	atomic_long_t *held;	/* counts each object from the slab, or NULL */
+	void **objs;		/* a stack of len objects */
+	unsigned int len;
+	unsigned int max;
+};
+
+#define CCACHE_INODE_RESERVE 256U
+static void *ccache_inode_spares[CCACHE_INODE_RESERVE];
+static struct ccache_reserve ccache_entry_reserve = {
+	.held = &ccache_stats.entries,
+};
+
+static struct ccache_reserve ccache_inode_reserve = {
+	.objs = ccache_inode_spares,
+	.max = CCACHE_INODE_RESERVE,
+};
 
 /*
  * Staging buffers: preallocated pages the capture probe copies evicted
@@ -92,6 +115,85 @@ static unsigned int ccache_reserve_len;
 static struct ccache_stage *ccache_stages;	/* all of them */
 static struct ccache_stage **ccache_staging;	/* the free ones, a stack */
 static unsigned int ccache_staging_free, ccache_staging_total;
+
+/*
+ * An object of @r's kind: from @r, or from the slab with GFP_NOWAIT.
+ * Context: ccache_lock held.  Return: NULL when neither has one.
+ */
+static void *ccache_reserve_get(struct ccache_reserve *r)
+{
+	void *obj;
+
+	lockdep_assert_held(&ccache_lock);
+	if (r->len)
+		return r->objs[--r->len];
+	obj = kmem_cache_alloc(r->cache, GFP_NOWAIT | __GFP_NOWARN |
+			       __GFP_NOMEMALLOC);
+	if (obj && r->held)
+		atomic_long_inc(r->held);
+	return obj;
+}
+
+/*
+ * Keep @obj, of @r's kind, in @r if it has room.  Context: ccache_lock
+ * held.  Return: false when it had none (ccache_reserve_free() it).
+ */
+static bool ccache_reserve_keep(struct ccache_reserve *r, void *obj)
+{
+	lockdep_assert_held(&ccache_lock);
+	if (r->len == r->max)
+		return false;
+	r->objs[r->len++] = obj;
+	return true;
+}
+
+/* Give @obj, of @r's kind, back to the slab. */
+static void ccache_reserve_free(struct ccache_reserve *r, void *obj)
+{
+	kmem_cache_free(r->cache, obj);
+	if (r->held)
+		atomic_long_dec(r->held);
+}
+
+/*
+ * Top @r up, a batch under each hold of ccache_lock.  It runs while
+ * reclaim is busy, so it takes only memory that is free (GFP_NOWAIT) and
+ * stops at the first failure: direct reclaim here would stall the publish
+ * worker and, through it, module unload.  Context: process context, no
+ * ccache_lock.
+ */
+static void ccache_reserve_fill(struct ccache_reserve *r)
+{
+	void *batch[32];
+	unsigned int want, n, i;
+	unsigned long flags;
+
+	do {
+		want = min_t(unsigned int, r->max - READ_ONCE(r->len),
+			     ARRAY_SIZE(batch));
+		for (n = 0; n < want; n++) {
+			batch[n] = kmem_cache_alloc(r->cache, GFP_NOWAIT |
+						    __GFP_NOWARN);
+			if (!batch[n])
+				break;
+			if (r->held)
+				atomic_long_inc(r->held);
+		}
+		spin_lock_irqsave(&ccache_lock, flags);
+		for (i = 0; i < n && ccache_reserve_keep(r, batch[i]); i++)
+			;
+		spin_unlock_irqrestore(&ccache_lock, flags);
+		while (i < n)	/* freed objects filled it meanwhile */
+			ccache_reserve_free(r, batch[i++]);
+	} while (want && n == want);
+}
+
+/* Free what @r holds.  Context: no capture can run any more. */
+static void ccache_reserve_empty(struct ccache_reserve *r)
+{
+	while (r->len)
+		ccache_reserve_free(r, r->objs[--r->len]);
+}
 
 static u32 ccache_inode_hash(const struct ccache_key *key)
 {
@@ -192,7 +294,8 @@ struct ccache_inode *ccache_inode_lookup(const struct ccache_key *key)
  * ccache_inode_get_or_create() - find or make a file's record
  * @key: the file
  *
- * Context: ccache_lock held; allocates with GFP_NOWAIT.
+ * Context: ccache_lock held; takes a record from the reserve, or
+ * allocates one with GFP_NOWAIT.
  * Return: the record, or NULL when it could not be allocated.
  */
 struct ccache_inode *ccache_inode_get_or_create(const struct ccache_key *key)
@@ -202,10 +305,10 @@ struct ccache_inode *ccache_inode_get_or_create(const struct ccache_key *key)
 	if (ci)
 		return ci;
 	ci = ccache_fault(CCACHE_FAULT_INODE) ? NULL :
-	     kmem_cache_zalloc(ccache_inode_cache,
-			       GFP_NOWAIT | __GFP_NOWARN | __GFP_NOMEMALLOC);
+	     ccache_reserve_get(&ccache_inode_reserve);
 	if (!ci)
 		return NULL;
+	memset(ci, 0, sizeof(*ci));
 	ci->key = *key;
 	xa_init(&ci->entries);
 	hlist_add_head(&ci->hash, ccache_inode_bucket(key));
@@ -227,7 +330,8 @@ void ccache_inode_tidy(struct ccache_inode *ci)
 		ccache_inode_last = NULL;
 	hlist_del(&ci->hash);
 	xa_destroy(&ci->entries);
-	kmem_cache_free(ccache_inode_cache, ci);
+	if (!ccache_reserve_keep(&ccache_inode_reserve, ci))
+		ccache_reserve_free(&ccache_inode_reserve, ci);
 	ccache_stat_dec(inodes);
 }
 
@@ -258,16 +362,13 @@ static void ccache_entry_reserve_put(struct list_head *list)
 
 	spin_lock_irqsave(&ccache_lock, flags);
 	list_for_each_entry_safe(e, tmp, list, list) {
-		if (ccache_reserve_len >= CCACHE_RESERVE_MAX)
+		if (!ccache_reserve_keep(&ccache_entry_reserve, e))
 			break;
-		list_move(&e->list, &ccache_entry_reserve);
-		ccache_reserve_len++;
+		list_del(&e->list);
 	}
 	spin_unlock_irqrestore(&ccache_lock, flags);
-	list_for_each_entry_safe(e, tmp, list, list) {
-		kmem_cache_free(ccache_entry_cache, e);
-		ccache_stat_dec(entries);
-	}
+	list_for_each_entry_safe(e, tmp, list, list)
+		ccache_reserve_free(&ccache_entry_reserve, e);
 }
 
 /*
@@ -316,29 +417,15 @@ void ccache_graveyard_drain(void)
 }
 
 /**
- * ccache_entry_reserve_fill() - top up the entries kept for the probe
+ * ccache_reserves_fill() - top up the entries and file records kept for
+ * the probe, with memory that is free now
  *
- * Context: process context, no ccache_lock.  It runs while reclaim is
- * busy, so it takes only memory that is free (GFP_NOWAIT) and stops at
- * the first failure: direct reclaim here would stall the publish worker
- * and, through it, module unload.
+ * Context: process context, no ccache_lock.
  */
-void ccache_entry_reserve_fill(void)
+void ccache_reserves_fill(void)
 {
-	unsigned int have = READ_ONCE(ccache_reserve_len);
-	unsigned int want = have < CCACHE_RESERVE_MAX ? CCACHE_RESERVE_MAX - have : 0;
-	struct ccache_entry *e;
-	LIST_HEAD(fresh);
-
-	while (want--) {
-		e = kmem_cache_alloc(ccache_entry_cache,
-				     GFP_NOWAIT | __GFP_NOWARN);
-		if (!e)
-			break;
-		ccache_stat_inc(entries);
-		list_add(&e->list, &fresh);
-	}
-	ccache_entry_reserve_put(&fresh);
+	ccache_reserve_fill(&ccache_entry_reserve);
+	ccache_reserve_fill(&ccache_inode_reserve);
 }
 
 static void ccache_graveyard_work(struct work_struct *work)
@@ -363,18 +450,9 @@ struct ccache_entry *ccache_entry_alloc(struct ccache_stage *stage, u16 memcg)
 	lockdep_assert_held(&ccache_lock);
 	if (ccache_fault(CCACHE_FAULT_ENTRY))
 		return NULL;
-	e = list_first_entry_or_null(&ccache_entry_reserve, struct ccache_entry,
-				     list);
-	if (e) {
-		list_del(&e->list);
-		ccache_reserve_len--;
-	} else {
-		e = kmem_cache_alloc(ccache_entry_cache, GFP_NOWAIT |
-				     __GFP_NOWARN | __GFP_NOMEMALLOC);
-		if (!e)
-			return NULL;
-		ccache_stat_inc(entries);
-	}
+	e = ccache_reserve_get(&ccache_entry_reserve);
+	if (!e)
+		return NULL;
 	memset(e, 0, sizeof(*e));
 	kref_init(&e->ref);
 	INIT_LIST_HEAD(&e->list);
@@ -1005,8 +1083,13 @@ int ccache_store_init(void)
 				 GFP_KERNEL);
 	ccache_staging = kvcalloc(ccache_staging_total, sizeof(*ccache_staging),
 				  GFP_KERNEL);
+	ccache_entry_reserve.objs = kvcalloc(ccache_staging_total,
+					     sizeof(void *), GFP_KERNEL);
+	ccache_entry_reserve.max = ccache_staging_total;
+	ccache_entry_reserve.cache = ccache_entry_cache;
+	ccache_inode_reserve.cache = ccache_inode_cache;
 	if (!ccache_entry_cache || !ccache_inode_cache || !ccache_inodes ||
-	    !ccache_stages || !ccache_staging)
+	    !ccache_stages || !ccache_staging || !ccache_entry_reserve.objs)
 		goto fail;
 	for (i = 0; i < ccache_staging_total; i++) {
 		ccache_stages[i].page = (void *)get_zeroed_page(GFP_KERNEL);
@@ -1014,7 +1097,7 @@ int ccache_store_init(void)
 			goto fail;
 		ccache_staging[ccache_staging_free++] = &ccache_stages[i];
 	}
-	ccache_entry_reserve_fill();
+	ccache_reserves_fill();
 	return 0;
 fail:
 	ccache_store_exit();
@@ -1028,7 +1111,6 @@ fail:
  */
 void ccache_store_exit(void)
 {
-	struct ccache_entry *e, *tmp;
 	unsigned int i;
 
 	if (ccache_inodes)	/* forgets and frees every record */
@@ -1037,12 +1119,11 @@ void ccache_store_exit(void)
 	ccache_inodes = NULL;
 	flush_work(&ccache_graveyard_worker);
 	ccache_graveyard_drain();
-	list_for_each_entry_safe(e, tmp, &ccache_entry_reserve, list) {
-		kmem_cache_free(ccache_entry_cache, e);
-		ccache_stat_dec(entries);
-	}
-	INIT_LIST_HEAD(&ccache_entry_reserve);
-	ccache_reserve_len = 0;
+	ccache_reserve_empty(&ccache_entry_reserve);
+	ccache_reserve_empty(&ccache_inode_reserve);
+	kvfree(ccache_entry_reserve.objs);
+	ccache_entry_reserve.objs = NULL;
+	ccache_entry_reserve.max = 0;
 	for (i = 0; ccache_stages && i < ccache_staging_total; i++)
 		free_page((unsigned long)ccache_stages[i].page);
 	kvfree(ccache_stages);

@@ -214,7 +214,7 @@ struct ccache_stage *ccache_staging_get(void);
 void __ccache_staging_put(struct ccache_stage *stage);
 void ccache_staging_put(struct ccache_stage *stage);
 void ccache_graveyard_drain(void);
-void ccache_entry_reserve_fill(void);
+void ccache_reserves_fill(void);
 unsigned long ccache_staging_bytes(void);
 extern struct list_head ccache_lru;
 
