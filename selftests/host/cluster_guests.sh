@@ -59,9 +59,13 @@ haproxy -db -f "$tmp/test.cfg" > "$tmp/haproxy.log" 2>&1 &
 haproxy=$!
 
 url=http://127.0.0.1:$port/
-if ! check "HAProxy routes to both guests (2 minutes at most)" \
-	cluster_up 120 2 "$url" "$uris"; then
-	for s in web1 web2; do tap_excerpt "$s: $(tail -n 5 "$tmp/$s.log")"; done
+up=0
+cluster_up 120 2 "$url" "$uris" > /dev/null 2>&1 || up=$?
+tap_result $up "HAProxy routes to both guests (2 minutes at most)"
+if [ $up -ne 0 ]; then
+	for s in web1 web2; do
+		tap_excerpt "$s: $(tail -n 20 "$tmp/$s.out" "$tmp/$s.log")"
+	done
 fi
 cluster_route "$url" "$uris" "$tmp/www" > "$tmp/r1"
 cluster_route "$url" "$uris" "$tmp/www" > "$tmp/r2"
