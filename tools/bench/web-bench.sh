@@ -117,6 +117,7 @@ rr-none|round-robin, plain kernel|1|0||-|-|0||roundrobin
 rr-cc|round-robin, ccache|1|1||cpu|lzo|0||roundrobin
 uri-none|URI hashing, plain kernel|1|0||-|-|0||uri
 uri-cc|URI hashing, ccache|1|1||cpu|lzo|0||uri
+uri-ccboost|URI hashing, ccache, offload_boost_percent=25|1|1||cpu|lzo|0|offload_boost_percent=25|uri
 urinb-none|URI hashing without bound, plain kernel|1|0||-|-|0||uri-nobound
 urinb-cc|URI hashing without bound, ccache|1|1||cpu|lzo|0||uri-nobound"
 cluster_full=rr-none,rr-cc,uri-none,uri-cc
