@@ -69,6 +69,21 @@ def delta(r, server, key):
     return b[key] - a[key]
 
 
+def cpu_waiting(r, server):
+    """The share of the server's CPU time spent idle or waiting for I/O
+    over the measured phase: near 0, its CPU and not its disk was the
+    limit.  From the busy ticks where the marks have them; else from the
+    seconds between the marks, for the one vCPU the cluster's guests have
+    and /proc/stat's USER_HZ of 100."""
+    waiting = [delta(r, server, k) for k in ('cpu_idle', 'cpu_iowait')]
+    if None in waiting:
+        return None
+    busy = delta(r, server, 'cpu_busy')
+    if busy is not None:
+        return ratio(sum(waiting), sum(waiting) + busy)
+    return ratio(sum(waiting), 100 * (delta(r, server, 't') or 0))
+
+
 def per_server(r):
     """Each server's figures over the measured phase."""
     out = {}
@@ -85,6 +100,7 @@ def per_server(r):
             'staging_full': delta(r, s, 'reject_staging_full'),
             'pool_limit': delta(r, s, 'reject_pool_limit'),
             'shrinker_frees': delta(r, s, 'shrinker_frees'),
+            'cpu_waiting': cpu_waiting(r, s),
             'requests': req,
             'disk_reads_per_req': ratio(ios, req),
             'disk_kib_per_req': ratio(kib, req),
@@ -271,16 +287,18 @@ def main(outdir, prefix=''):
             rows.append([label(env, c), s, m('requests'), m('disk_reads_per_req'),
                          m('disk_kib_per_req'), m('hit_ratio'), m('page_cache_mib'),
                          m('stored_mib'), m('pool_mib'), m('staging_full'),
-                         m('pool_limit'), m('shrinker_frees')])
+                         m('pool_limit'), m('shrinker_frees'), m('cpu_waiting')])
     md.append(wb.table(['configuration', 'server', 'responses', 'disk reads/req',
                         'disk KiB/req', 'ccache hit ratio', 'page cache MiB',
                         'stored MiB', 'pool MiB', 'staging full', 'pool limit',
-                        'shrinker frees'], rows))
+                        'shrinker frees', 'CPU idle or iowait'], rows))
     md.append('Medians over the repetitions, measured phase; page cache, stored and pool at '
               "its end.  hit ratio: ccache's hits / (hits + misses).  staging full, pool "
               'limit: pages ccache dropped because its staging area was full (compression '
               'behind), and refused at its limit; shrinker frees: entries given back to '
-              'reclaim (pages; - from runs that did not record them).\n')
+              'reclaim (pages; - from runs that did not record them).  CPU idle or iowait: '
+              "the share of the server's CPU time idle or waiting for I/O; near 0 its CPU, "
+              'not its disk, was the limit.\n')
     leave_rows = []
     for c in configs:
         for r in runs[c]:
@@ -314,7 +332,8 @@ def main(outdir, prefix=''):
         w.writerow(['run', 'config', 'rep', 'status', 'rps', 'p99_ms', 'errors',
                     'mismatches', 'server', 'responses', 'disk_reads_per_req',
                     'disk_kib_per_req', 'hit_ratio', 'page_cache_mib', 'stored_mib',
-                    'pool_mib', 'staging_full', 'pool_limit', 'shrinker_frees'])
+                    'pool_mib', 'staging_full', 'pool_limit', 'shrinker_frees',
+                    'cpu_waiting'])
         for c in configs:
             for r in runs[c]:
                 for s, d in sorted(r.servers.items()):
@@ -323,7 +342,7 @@ def main(outdir, prefix=''):
                                 d['disk_kib_per_req'], d['hit_ratio'],
                                 d['page_cache_mib'], d['stored_mib'], d['pool_mib'],
                                 d['staging_full'], d['pool_limit'],
-                                d['shrinker_frees']])
+                                d['shrinker_frees'], d['cpu_waiting']])
     # an error status is the cluster's answer (HAProxy's 504 after its
     # 30 s server timeout): counted, not a failure of the run
     failed = [r.name for c in configs for r in runs[c]
