@@ -63,9 +63,9 @@
 #   --cluster N    N web servers behind HAProxy (above), 1 to 8; its own
 #                  configurations (-s help lists them)
 #   -A TREE        the module TREE/ccache.ko (a worktree of another commit,
-#                  built for the same kernel) in the configuration cc-alt,
-#                  ccache's default settings: a change measured against
-#                  this tree's module in one run
+#                  built for the same kernel) in the configuration cc-alt
+#                  (with --cluster, uri-ccalt), ccache's default settings:
+#                  a change measured against this tree's module in one run
 # Needs ccache.ko built for the guests' kernel (CCDEV_KVER, by default the
 # newest 6.1: make KVER=6.1), and nginx, apache2, lzop,
 # dmsetup, python3-matplotlib (and haproxy for --cluster) on the host
@@ -118,6 +118,7 @@ rr-cc|round-robin, ccache|1|1||cpu|lzo|0||roundrobin
 uri-none|URI hashing, plain kernel|1|0||-|-|0||uri
 uri-cc|URI hashing, ccache|1|1||cpu|lzo|0||uri
 uri-ccboost|URI hashing, ccache, offload_boost_percent=25|1|1||cpu|lzo|0|offload_boost_percent=25|uri
+uri-ccalt|URI hashing, ccache, module of -A|1|2||cpu|lzo|0||uri
 urinb-none|URI hashing without bound, plain kernel|1|0||-|-|0||uri-nobound
 urinb-cc|URI hashing without bound, ccache|1|1||cpu|lzo|0||uri-nobound"
 cluster_full=rr-none,rr-cc,uri-none,uri-cc
@@ -531,7 +532,7 @@ cluster() {
 		(
 			launch=(exec setsid)
 			guest "$out/logs/$run.web$i.log" "$work/qmp$i.sock" "$mem" 1 \
-				"wb_config=$name wb_mode=serve" -n "${ports[i - 1]}"
+				"wb_config=$name wb_mode=serve" "${ko[@]}" -n "${ports[i - 1]}"
 		) > "$out/logs/$run.web$i.boot" 2>&1 &
 		cl_sids+=("$!")
 	done
