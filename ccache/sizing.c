@@ -25,7 +25,11 @@
  *   many pages the pool let go".  Pages dropped because compression had
  *   no time for them (staging full, offload busy) are "slow" ghosts: a
  *   larger pool would not have kept them, so they do not raise the
- *   target; they raise compression's priority instead (below).  Nor do
+ *   target; they raise compression's priority instead (below).  Once it
+ *   can have no more CPU (offload_boost_percent at 0, the default, or
+ *   its budget spent), those within the horizon (below) count as other
+ *   refaults: the page cache would have kept them with the pool's
+ *   memory, and the pool could not.  Nor do
  *   ghost hits within the horizon (below, near_ghost_hits), and they do
  *   not lower it either: a page cache with the pool's memory would have
  *   kept those pages, and so would a pool of this size holding what the
@@ -124,6 +128,12 @@ static unsigned long ccache_horizon;
 static atomic_long_t ccache_cache_refaults = ATOMIC_LONG_INIT(0);
 static atomic_long_t ccache_data_refaults = ATOMIC_LONG_INIT(0);
 
+/*
+ * Slow ghost hits within the horizon: pages the pool's memory as page
+ * cache would have kept, dropped because compression had no time for them.
+ */
+static atomic_long_t ccache_slow_near_hits = ATOMIC_LONG_INIT(0);
+
 /* Ghost hits neither slow nor near: what a larger pool would have saved. */
 static atomic_long_t ccache_far_ghost_hits = ATOMIC_LONG_INIT(0);
 /*
@@ -197,9 +207,11 @@ static atomic_long_t ccache_data_reads = ATOMIC_LONG_INIT(0);
 /* The counters as the last update saw them. */
 static struct {
 	unsigned long cache_refaults, data_refaults, hits, near_hits;
-	unsigned long stale_ghost_hits, far_ghost_hits;
+	unsigned long stale_ghost_hits, far_ghost_hits, slow_near_hits;
 	unsigned long data_reads, disk_reads;
 } ccache_sizing_seen;
+
+static bool ccache_boost_may_rise(void);
 
 /*
  * Pages read from every block device (PGPGIN counts 512-byte sectors).
@@ -334,6 +346,8 @@ void ccache_ghost_hit(u32 tag)
 		ccache_stat_inc(near_ghost_hits);
 	if (!(ghost & 1)) {
 		ccache_stat_inc(slow_ghost_hits);
+		if (near)
+			atomic_long_inc(&ccache_slow_near_hits);
 		return;
 	}
 	atomic_long_inc(&ccache_gen_ghosts);
@@ -591,7 +605,7 @@ static unsigned long ccache_sizing_move(unsigned long target,
 unsigned long ccache_sizing_update(unsigned long limit, unsigned long used,
 				   unsigned long stored)
 {
-	unsigned long hits, near, far, data, disk, other, old, stale;
+	unsigned long hits, near, far, data, disk, other, old, stale, slow;
 	unsigned long target = READ_ONCE(ccache_target);
 	bool was_replacing = ccache_replacing;
 	bool fixed = !ccache_param_pool_sizing_auto();
@@ -613,6 +627,11 @@ unsigned long ccache_sizing_update(unsigned long limit, unsigned long used,
 	/* data pages read from the disk that the page cache would have kept */
 	other += ccache_since(atomic_long_read(&ccache_data_refaults),
 			      &ccache_sizing_seen.data_refaults);
+	/* and those compression had no time for, if it can have no more */
+	slow = ccache_since(atomic_long_read(&ccache_slow_near_hits),
+			    &ccache_sizing_seen.slow_near_hits);
+	if (!ccache_boost_may_rise())
+		other += slow;
 	ccache_stat_add(other_refaults, other);
 	WRITE_ONCE(ccache_horizon, used >> PAGE_SHIFT);
 	ccache_sizing_replace_update(stale, hits);
@@ -650,6 +669,8 @@ unsigned long ccache_sizing_update(unsigned long limit, unsigned long used,
  * until it runs, and without the wait the level would flip every period,
  * over the budget every other one.  After CCACHE_BOOST_HOLD periods
  * without a slow ghost hit they go back to their configured priority.
+ * While they can be raised no further, slow ghost hits within the horizon
+ * count against the pool instead (the top of this file).
  * Only the sizing worker calls ccache_sizing_offload().
  */
 #define CCACHE_BOOST_HOLD 10
@@ -660,6 +681,17 @@ static struct {
 	unsigned int cool;	/* periods since the last lowering for the budget */
 	unsigned int level;	/* kspu_cpu_boost()'s */
 } ccache_boost = { .quiet = CCACHE_BOOST_HOLD, .cool = CCACHE_BOOST_HOLD };
+
+/*
+ * Can compression still be given more CPU?  Not with no budget (the
+ * default), at the top level, or while a lowering for the budget holds.
+ */
+static bool ccache_boost_may_rise(void)
+{
+	return ccache_param_offload_boost_percent() &&
+	       ccache_boost.level < KSPU_CPU_BOOST_MAX &&
+	       ccache_boost.cool >= CCACHE_BOOST_HOLD;
+}
 
 /**
  * ccache_sizing_offload() - raise or lower compression's priority by what
@@ -753,6 +785,8 @@ int ccache_sizing_init(void)
 	ccache_sizing_seen.near_hits = ccache_stat_read(near_hits);
 	ccache_sizing_seen.far_ghost_hits =
 		atomic_long_read(&ccache_far_ghost_hits);
+	ccache_sizing_seen.slow_near_hits =
+		atomic_long_read(&ccache_slow_near_hits);
 	ccache_sizing_seen.data_reads = atomic_long_read(&ccache_data_reads);
 	ccache_sizing_seen.disk_reads = ccache_disk_reads();
 	ccache_boost.slow_hits = ccache_stat_read(slow_ghost_hits);
