@@ -721,8 +721,7 @@ void ccache_sizing_offload(void)
 		if (ccache_boost.level)
 			ccache_boost.level--;
 		ccache_boost.cool = 0;
-	} else if (slow && ccache_boost.cool >= CCACHE_BOOST_HOLD &&
-		   ccache_boost.level < KSPU_CPU_BOOST_MAX) {
+	} else if (slow && ccache_boost_may_rise()) {
 		ccache_boost.level++;
 	}
 	if (kspu_cpu_boost(ccache_boost.level))
