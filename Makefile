@@ -21,7 +21,8 @@
 #                   for check)
 #   make bench-cluster  N guests (SERVERS=N, default 2) behind HAProxy on the
 #                   host, round-robin against URI hashing, with and without
-#                   ccache (QUICK=1, REPS=N, KERNEL= as above)
+#                   ccache (QUICK=1, REPS=N, KERNEL= as above; FULL_DISK=1:
+#                   each server the whole calibrated disk, not its share)
 #   make walkthrough  packaging/README.rst's walk-through in a guest
 #                   (selftests/walkthrough.sh: the DKMS package, perf)
 #   make shell      a shell in a guest with ccache loaded
@@ -147,7 +148,8 @@ bench-cluster:
 	@$(SETUP) $(SETUP_KERNELS) --for bench
 	@$(MAKE) --no-print-directory KVER=$(KERNEL) modules
 	@$(GUEST_KVER) tools/bench/web-bench.sh --cluster $(or $(SERVERS),2) \
-		$(if $(filter-out 0,$(QUICK)),--quick) $(if $(REPS),-r $(REPS))
+		$(if $(filter-out 0,$(QUICK)),--quick) $(if $(REPS),-r $(REPS)) \
+		$(if $(filter-out 0,$(FULL_DISK)),--full-disk)
 
 walkthrough:
 	@$(SETUP) --for walkthrough

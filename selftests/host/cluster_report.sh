@@ -5,8 +5,9 @@
 # writes: throughputs chosen for each verdict (answers without an error
 # only), each server's responses and disk reads per request from the
 # marks around the measured phase, the leave phase's moves from the route
-# probes, and exit status 1, naming the run, for a mismatched body but not
-# for an error status.  Without matplotlib.
+# probes, the servers' disk throttle (their vCPUs' share of the
+# calibrated rate, or the whole rate), and exit status 1, naming the run,
+# for a mismatched body but not for an error status.  Without matplotlib.
 # HOST: timeout=60
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -52,6 +53,7 @@ for r in 1 2 3; do
 done
 cat > "$dir/run.env" <<EOF
 run_id=test cluster=2 reps=3 cl_warm=1 cl_secs=10 leave_secs=3 route_uris=4
+cl_cpus=1 bench_cpus=2 full_disk=0 disk_bps=4096000 disk_iops=45
 configs="rr uri"
 label_rr="round-robin" label_uri="hashing"
 runs="${runs[*]}"
@@ -108,6 +110,14 @@ check_eq "3 of 4 came back" "$(cell 'A server leaves and comes back' uri.1 \
 	'back on their server after')" 3
 check_eq "results.csv: a row per run and server" \
 	"$(($(wc -l < "$dir/results.csv") - 1))" 12
+check "each server's disk: its vCPUs' share of the calibrated rate" \
+	grep -q '1 vCPU and .*throttled to 4000 KiB/s and 45 IOPS, 1/2 of the calibrated rate' \
+	"$dir/report.md"
+sed -i 's/full_disk=0/full_disk=1/' "$dir/run.env"
+python3 host/noplots.py "$report" "$dir" > "$dir/out" 2>&1
+check "or, with --full-disk, the whole rate" \
+	grep -q 'throttled to 4000 KiB/s and 45 IOPS, the whole calibrated rate' \
+	"$dir/report.md"
 
 fake uri.3 130 0 1
 python3 host/noplots.py "$report" "$dir" > "$dir/out" 2>&1

@@ -215,6 +215,19 @@ def main(outdir, prefix=''):
     ref = configs[0]
     ref_vals = [r.rps for r in runs[ref] if r.rps is not None]
     n = env.get('cluster', '?')
+    cpus = env.get('cl_cpus', '1')
+    cal_kib = int(wb.num(env.get('cal_bps', 0)) or 0) >> 10
+    disk_kib = int(wb.num(env.get('disk_bps', 0)) or 0) >> 10
+    if 'disk_bps' not in env:   # runs before the per-vCPU share
+        disk = "throttled as in `make bench-web` (the calibration below)"
+    elif env.get('full_disk') == '1':
+        disk = (f"throttled to {disk_kib} KiB/s and {env.get('disk_iops', '?')} IOPS, "
+                "the whole calibrated rate (--full-disk)")
+    else:
+        disk = (f"throttled to {disk_kib} KiB/s and {env.get('disk_iops', '?')} IOPS, "
+                f"{cpus}/{env.get('bench_cpus', '2')} of the calibrated rate: "
+                "the share of its vCPUs, so that it keeps the single guest's "
+                "balance of CPU and disk")
     md = [f"# ccache cluster benchmark: {env.get('run_id', '?')}\n",
           f"Command: {wb.command(env, 'bench-cluster')}  \n",
           f"Source: ccache at {env.get('commit', '?')}"
@@ -226,10 +239,11 @@ def main(outdir, prefix=''):
           f"{env.get('host_kernel', '?')}; {env.get('haproxy', 'HAProxy')}; "
           f"load generator webload on the host, {env.get('conns', '?')} connections, "
           f"{env.get('session', '?')} requests per session, Zipf {env.get('zipf', '?')} over the docset.",
-          f"- {n} guests, each Debian {env.get('release', '?')} under QEMU TCG, one vCPU and "
-          f"{env.get('mem', '?')} MiB of RAM, its own copy of the data disk throttled as in "
-          "`make bench-web` (the calibration below), nginx serving the docset; reached "
-          "through QEMU user networking on loopback ports.",
+          f"- {n} guests, each Debian {env.get('release', '?')} under QEMU TCG, "
+          f"{cpus} vCPU{'s' if cpus != '1' else ''} and "
+          f"{env.get('mem', '?')} MiB of RAM, its own copy of the data disk ({disk}), "
+          "nginx serving the docset; reached through QEMU user networking on loopback "
+          "ports.",
           "- HAProxy runs the admin guide's recipe (\"Clusters\": `balance uri`, "
           "`hash-type consistent`, `hash-balance-factor 150`, health checks every 2 s), "
           "its addresses changed; round-robin replaces the three balance lines with "
@@ -240,8 +254,8 @@ def main(outdir, prefix=''):
           "files is verified (webload -V).  Counters per server over the measured phase: "
           "responses from HAProxy's statistics, disk reads from the guest's /proc/diskstats, "
           "ccache's hits and misses.",
-          f"- Calibration: data disk {int(wb.num(env.get('cal_bps', 0)) or 0) >> 10} KiB/s "
-          "(calibration.env).\n",
+          f"- Calibration: data disk {cal_kib} KiB/s for `make bench-web`'s guest of "
+          f"{env.get('bench_cpus', '2')} vCPUs (calibration.env).\n",
           '## Throughput\n']
     rows = []
     for c in configs:

@@ -33,7 +33,10 @@
 # With --cluster N, the docset is served by N guests behind HAProxy on the
 # host instead (make bench-cluster, Documentation/admin-guide "Clusters"):
 # each guest has its own throttled copy of the data disk, one vCPU and R
-# of RAM, and serves with nginx after the same prefill (web-bench.guest's
+# of RAM (the disk throttled to the calibrated rate per vCPU of the
+# single guest: one server has half its CPU, so half its disk, and keeps
+# its balance of CPU and disk; --full-disk, the whole rate each, makes
+# CPU-bound servers), and serves with nginx after the same prefill (web-bench.guest's
 # wb_mode=serve), reached through QEMU's user networking on a loopback
 # port; HAProxy runs the admin guide's recipe with round-robin or with
 # consistent URI hashing, and webload, on the host, loads it (every body
@@ -44,7 +47,7 @@
 #
 # usage: web-bench.sh [--quick] [-r REPS] [-m RAM_MIB] [-z ZIPF] [-c CONNS]
 #                     [-k REQS] [-s CONFIG,...] [-o DIR] [--recalibrate]
-#                     [--verify-all] [--cluster N] [-A TREE]
+#                     [--verify-all] [--cluster N] [--full-disk] [-A TREE]
 #   --quick        plain kernel at R, ccache and dm-cache on zram at 40%
 #                  of RAM, one repetition, short phases
 #                  (about 10 minutes); else the full run (about 65)
@@ -62,6 +65,8 @@
 #                  (webload -V as the docset's first read; slower)
 #   --cluster N    N web servers behind HAProxy (above), 1 to 8; its own
 #                  configurations (-s help lists them)
+#   --full-disk    with --cluster, give each server the whole calibrated
+#                  disk throttle instead of its share per vCPU (below)
 #   -A TREE        the module TREE/ccache.ko (a worktree of another commit,
 #                  built for the same kernel) in the configuration cc-alt
 #                  (with --cluster, uri-ccalt), ccache's default settings:
@@ -131,12 +136,15 @@ usage() {
 	exit 2
 }
 quick=0 reps='' mem=256 zipf=0.8 conns=64 session=100 only='' out='' recal=0 verify_all=0
-cluster=0 alt=''
+cluster=0 alt='' full_disk=0
+# vCPUs of the single guest (make bench-web) and of each cluster server
+bench_cpus=2 cl_cpus=1
 while [[ $# -gt 0 ]]; do
 	case $1 in
 	--quick) quick=1 ;;
 	--recalibrate) recal=1 ;;
 	--verify-all) verify_all=1 ;;
+	--full-disk) full_disk=1 ;;
 	-r | -m | -z | -c | -k | -s | -o | -A | --cluster)
 		[[ $# -ge 2 ]] || usage
 		case $1 in
@@ -322,8 +330,20 @@ bps=$cal_bps iops=$cal_iops factor=$cal_factor host_mbps=$cal_host_mbps guest_mb
 # The prefills read at the rate one guest vCPU compresses (web-bench.guest,
 # "the prefill's pace")
 prefill_bps=$(awk -v m="$guest_mbps" 'BEGIN { printf "%d", m * 1e6 }')
+# The calibration keeps a guest of bench_cpus vCPUs as busy per byte read
+# as a real server is; a cluster server has cl_cpus, so its disk gets the
+# same share (its balance, not a disk half as fast per CPU again)
+each=''
+if [[ $cluster != 0 ]]; then
+	each=" per server"
+	if [[ $full_disk == 0 ]]; then
+		bps=$((bps * cl_cpus / bench_cpus)) iops=$((iops * cl_cpus / bench_cpus))
+		((iops >= 1)) || iops=1
+		each+=" ($cl_cpus/$bench_cpus of the calibrated rate: its vCPUs' share)"
+	fi
+fi
 say "calibration: LZO on the host $host_mbps MB/s, in the guest $guest_mbps MB/s: factor $factor;" \
-	"the data disk: $((bps >> 10)) KiB/s, $iops IOPS; $((prefill_bps >> 10)) KiB/s in the prefills"
+	"the data disk: $((bps >> 10)) KiB/s, $iops IOPS$each; $((prefill_bps >> 10)) KiB/s in the prefills"
 
 # ---- the disks ----
 # data: the docset, the support set and fio's files (hard links: mkfs.ext4
@@ -392,7 +412,7 @@ chmod +x "$work/shim/qemu-system-x86_64"
 	echo "verify_all=$verify_all verify_files=$verify_files docset_files=$files"
 	echo "support_verify=$support_verify support_files=$support_files"
 	echo "big_mib=$big_mib small_n=$small_n small_kib=$small_kib data_mib=$data_mib"
-	echo "release=$release prefill_bps=$prefill_bps"
+	echo "release=$release prefill_bps=$prefill_bps disk_bps=$bps disk_iops=$iops"
 	echo "commit=$(git -C "$top" rev-parse --short HEAD 2> /dev/null || echo unknown)" \
 		"dirty=$(git -C "$top" status --porcelain 2> /dev/null | grep -q . && echo 1 || echo 0)"
 	echo "host_cpu=\"$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)\""
@@ -402,7 +422,8 @@ chmod +x "$work/shim/qemu-system-x86_64"
 	echo "nginx=\"$("$nginx" -v 2>&1 | sed 's/^nginx version: //')\""
 	echo "apache=\"$("$apache" -v | sed -n 's/^Server version: //p')\""
 	printf 'configs="%s"\n' "${only//,/ }"
-	echo "cluster=$cluster cl_warm=$cl_warm cl_secs=$cl_secs leave_secs=$leave_secs route_uris=$route_uris"
+	echo "cluster=$cluster cl_cpus=$cl_cpus bench_cpus=$bench_cpus full_disk=$full_disk"
+	echo "cl_warm=$cl_warm cl_secs=$cl_secs leave_secs=$leave_secs route_uris=$route_uris"
 	[[ $cluster == 0 ]] || echo "haproxy=\"$(haproxy -v | head -n 1)\""
 } > "$out/run.env"
 runs=()
@@ -531,7 +552,7 @@ cluster() {
 		throttle_start "$run.web$i" "$work/qmp$i.sock" "$out/logs/$run.web$i.log"
 		(
 			launch=(exec setsid)
-			guest "$out/logs/$run.web$i.log" "$work/qmp$i.sock" "$mem" 1 \
+			guest "$out/logs/$run.web$i.log" "$work/qmp$i.sock" "$mem" "$cl_cpus" \
 				"wb_config=$name wb_mode=serve" "${ko[@]}" -n "${ports[i - 1]}"
 		) > "$out/logs/$run.web$i.boot" 2>&1 &
 		cl_sids+=("$!")
@@ -602,7 +623,7 @@ for run in "${runs[@]}"; do
 		# Debian's 7.x about one boot in ten)
 		for try in 1 2; do
 			throttle_start "$run" "$work/qmp.sock" "$log"
-			guest "$log" "$work/qmp.sock" $((mem * mult)) 2 "wb_config=$name" "${ko[@]}" \
+			guest "$log" "$work/qmp.sock" $((mem * mult)) "$bench_cpus" "wb_config=$name" "${ko[@]}" \
 				> "$out/logs/$run.boot" 2>&1 || status=$?
 			if [[ $status == 0 || $try == 2 ]] || ! grep -q 'Oops: int3' "$log"; then
 				break
