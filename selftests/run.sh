@@ -8,8 +8,8 @@
 # when no test ran.
 #
 # usage: run.sh [-f] [-k RELEASE] [-j JOBS] [-p OPTIONS] [-l MODULE] [TEST...]
-#   -f       the full run: every variant test (see below) and the long
-#            tests in long/
+#   -f       the full run: every variant test (see below), the long
+#            tests in long/ and host/debug_kernel.sh (CCDEV_FULL_RUN=1)
 #   RELEASE  guest kernel (default: newest 6.1); the module ../ccache.ko and
 #            the test modules in modules/ must be built for it
 #   OPTIONS  ccache module options for every guest (e.g. offload=inline),
@@ -40,6 +40,8 @@ done
 shift $((OPTIND - 1))
 [[ -n $release ]] || release=$(../tools/kernels.sh resolve 6.1)
 export CCDEV_KVER=$release
+# for the host tests that belong to the full run alone (host/debug_kernel.sh)
+export CCDEV_FULL_RUN=$full
 more_variants=$full note=''
 if [[ -n $full ]] && ../tools/kernels.sh checkers "$release"; then
 	more_variants='' note=" (a debug kernel: the first variant lists only)"
