@@ -6,7 +6,8 @@
 # only), each server's responses and disk reads per request from the
 # marks around the measured phase, the leave phase's moves from the route
 # probes, the servers' disk throttle (their vCPUs' share of the
-# calibrated rate, or the whole rate), and exit status 1, naming the run,
+# calibrated rate, or the whole rate), their prefill (the whole docset,
+# or with URI hashing their shares), and exit status 1, naming the run,
 # for a mismatched body but not for an error status.  Without matplotlib.
 # HOST: timeout=60
 set -uo pipefail
@@ -113,10 +114,16 @@ check_eq "results.csv: a row per run and server" \
 check "each server's disk: its vCPUs' share of the calibrated rate" \
 	grep -q '1 vCPU and .*throttled to 4000 KiB/s and 45 IOPS, 1/2 of the calibrated rate' \
 	"$dir/report.md"
+check "the servers primed with the whole docset" \
+	grep -q 'as `make bench-web` does, with the whole docset, then' "$dir/report.md"
 sed -i 's/full_disk=0/full_disk=1/' "$dir/run.env"
+printf 'share_files_web1=3\nshare_files_web2=5\n' >> "$dir/run.env"
 python3 host/noplots.py "$report" "$dir" > "$dir/out" 2>&1
 check "or, with --full-disk, the whole rate" \
 	grep -q 'throttled to 4000 KiB/s and 45 IOPS, the whole calibrated rate' \
+	"$dir/report.md"
+check "with URI hashing, each its share" \
+	grep -q 'with URI hashing with the files the hash sends it (.*: 3, 5 files), then' \
 	"$dir/report.md"
 
 fake uri.3 130 0 1

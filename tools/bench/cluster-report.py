@@ -228,6 +228,13 @@ def main(outdir, prefix=''):
                 f"{cpus}/{env.get('bench_cpus', '2')} of the calibrated rate: "
                 "the share of its vCPUs, so that it keeps the single guest's "
                 "balance of CPU and disk")
+    shares = [env[k] for k in sorted(env) if k.startswith('share_files_')]
+    if shares:
+        primed = ("with round-robin with the whole docset, with URI hashing with the "
+                  "files the hash sends it (HAProxy asked for each path beforehand: "
+                  f"{', '.join(shares)} files)")
+    else:
+        primed = "with the whole docset"
     md = [f"# ccache cluster benchmark: {env.get('run_id', '?')}\n",
           f"Command: {wb.command(env, 'bench-cluster')}  \n",
           f"Source: ccache at {env.get('commit', '?')}"
@@ -248,7 +255,7 @@ def main(outdir, prefix=''):
           "`hash-type consistent`, `hash-balance-factor 150`, health checks every 2 s), "
           "its addresses changed; round-robin replaces the three balance lines with "
           "`balance roundrobin`.",
-          f"- Each guest primes its page cache (and pool) as `make bench-web` does, then "
+          f"- Each guest primes its page cache (and pool) as `make bench-web` does, {primed}, then "
           f"{env.get('cl_warm', '?')} s of load warm up and {env.get('cl_secs', '?')} s are "
           "measured; every response body's length and CRC32C is checked, then a sample of "
           "files is verified (webload -V).  Counters per server over the measured phase: "

@@ -36,9 +36,10 @@
 # of RAM (the disk throttled to the calibrated rate per vCPU of the
 # single guest: one server has half its CPU, so half its disk, and keeps
 # its balance of CPU and disk; --full-disk, the whole rate each, makes
-# CPU-bound servers), and serves with nginx after the same prefill (web-bench.guest's
-# wb_mode=serve), reached through QEMU's user networking on a loopback
-# port; HAProxy runs the admin guide's recipe with round-robin or with
+# CPU-bound servers), and serves with nginx after the same prefill
+# (web-bench.guest's wb_mode=serve) of the files its balancer sends it
+# (with URI hashing its share, cl_shares below; with round-robin all),
+# reached through QEMU's user networking on a loopback port; HAProxy runs the admin guide's recipe with round-robin or with
 # consistent URI hashing, and webload, on the host, loads it (every body
 # checked), then verifies a sample.  With URI hashing a last phase takes
 # one server out of the backend and back in under load, and asks HAProxy
@@ -538,22 +539,74 @@ cl_leave() {
 	return $s
 }
 
+# cl_shares: the files URI hashing sends each server, which its prefill
+# reads (web-bench.guest's wb_share), as a server that has run behind the
+# balancer holds them; with round-robin every server is sent every file.
+# The recipe's HAProxy routes every path of the docset once, with no load
+# (so no bound on loads moves one), to stand-ins of the servers on
+# loopback ports (a second HAProxy answering every request): the ring
+# depends on the servers' names and weights, not their addresses.  Writes
+# $t/bench/share-webI, the docset manifest's lines of each, once a run;
+# their sizes go to run.env.
+cl_shares() {
+	local sock=$work/shares.sock port ports i s=0 servers=() pids=()
+	[[ ! -s $t/bench/share-web1 ]] || return 0
+	read -r port ports < <(cluster_ports $((cluster + 1)))
+	read -ra ports <<<"$ports"
+	{
+		printf 'defaults\n\tmode http\n\ttimeout connect 5s\n'
+		printf '\ttimeout client 30s\n\ttimeout server 30s\n'
+		for ((i = 1; i <= cluster; i++)); do
+			servers+=("web$i=${ports[i - 1]}")
+			printf '\nfrontend web%d\n\tbind 127.0.0.1:%d\n' "$i" "${ports[i - 1]}"
+			printf '\thttp-request return status 200 content-type text/plain string ok\n'
+		done
+	} > "$work/stubs.cfg"
+	{
+		printf 'global\n\tstats socket %s level admin\n\n' "$sock"
+		cluster_config -k "$top/Documentation/admin-guide/ccache.rst" "$port" "${servers[@]}"
+	} > "$work/shares.cfg"
+	rm -f "$sock"
+	haproxy -db -f "$work/stubs.cfg" > "$out/logs/shares.stubs.log" 2>&1 &
+	pids+=("$!")
+	haproxy -db -f "$work/shares.cfg" > "$out/logs/shares.haproxy.log" 2>&1 &
+	pids+=("$!")
+	"$py" "$here/cluster.py" up "$sock" "$cluster" 60 &&
+		"$py" "$here/cluster.py" route "http://127.0.0.1:$port" "$docset/manifest" \
+			"$(wc -l < "$docset/manifest")" > "$out/logs/shares" || s=1
+	kill "${pids[@]}" 2> /dev/null || true
+	wait "${pids[@]}" 2> /dev/null || true
+	# every path reached a server
+	if ((s != 0)) || grep -qv ' web[0-9]*$' "$out/logs/shares"; then
+		echo "web-bench: could not route the docset's paths (logs/shares*)" >&2
+		return 1
+	fi
+	awk -v dir="$t/bench" 'NR == FNR { srv[$1] = $2; next }
+		{ print > (dir "/share-" srv[$1]) }' "$out/logs/shares" "$docset/manifest"
+	for ((i = 1; i <= cluster; i++)); do
+		echo "share_files_web$i=$(wc -l < "$t/bench/share-web$i")"
+	done >> "$out/run.env"
+}
+
 # cluster RUN NAME BALANCE: one run of --cluster (see the top); its
 # results in logs/RUN.cluster, the guests' consoles in logs/RUN.webI.log
 cluster() {
-	local run=$1 name=$2 balance=$3 ports i s=0 servers=()
+	local run=$1 name=$2 balance=$3 ports i s=0 servers=() share
 	local cfg=$work/haproxy.cfg
 	res=$out/logs/$run.cluster cl_sock=$work/haproxy.sock
+	[[ $balance != uri* ]] || cl_shares || return 1
 	read -r cl_port ports < <(cluster_ports $((cluster + 1)))
 	read -ra ports <<<"$ports"
 	for ((i = 1; i <= cluster; i++)); do
 		servers+=("web$i=${ports[i - 1]}")
+		share=''
+		[[ $balance != uri* ]] || share=" wb_share=share-web$i"
 		rm -f "$work/qmp$i.sock"
 		throttle_start "$run.web$i" "$work/qmp$i.sock" "$out/logs/$run.web$i.log"
 		(
 			launch=(exec setsid)
 			guest "$out/logs/$run.web$i.log" "$work/qmp$i.sock" "$mem" "$cl_cpus" \
-				"wb_config=$name wb_mode=serve" "${ko[@]}" -n "${ports[i - 1]}"
+				"wb_config=$name wb_mode=serve$share" "${ko[@]}" -n "${ports[i - 1]}"
 		) > "$out/logs/$run.web$i.boot" 2>&1 &
 		cl_sids+=("$!")
 	done
