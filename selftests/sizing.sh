@@ -102,8 +102,8 @@ near=$(cc_delta slow near_ghost_hits)
 check_gt "its pages were slow ghost hits" "$(cc_delta slow slow_ghost_hits)" 4096
 # About half of the file comes back within the horizon, and fewer as the
 # target falls meanwhile (the pool gives back memory, and the horizon is
-# what it holds): 4,031 to 5,615 of its 8,192 pages in past runs, so a
-# quarter is the bound, not half.
+# what it holds), so a quarter is the bound, not half (d98b8fa's message
+# gives the counts).
 check_gt "a quarter of them within the horizon" "$near" 2048
 check_le "other_refaults counted them" "$near" "$(cc_delta slow other_refaults)"
 check "the target fell" below "$target"

@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # The debug kernel's checkers (KASAN, lockdep, kmemleak, atomic sleep, list
 # debugging: tools/debug-kernel.sh) over a few guest tests, when that
-# kernel is cached, in the full run only (run.sh -f, make check-full): on
-# this project's machine it took 1017 s, which put the default run of a
-# machine that had the kernel cached over 20 minutes.  make check never
+# kernel is cached, in the full run only (run.sh -f, make check-full): it
+# is slow, and the default run's length must not depend on what an
+# earlier session left cached (feb055f's message).  make check never
 # builds it (about an hour); make check KERNEL=6.1-debug runs the whole
 # suite on it.  The module is built
 # for it from make dkms-src's tree in a temporary directory, so that the

@@ -220,14 +220,13 @@ def main(outdir, prefix=''):
     disk_kib = int(wb.num(env.get('disk_bps', 0)) or 0) >> 10
     if 'disk_bps' not in env:   # runs before the per-vCPU share
         disk = "throttled as in `make bench-web` (the calibration below)"
-    elif env.get('full_disk') == '1':
-        disk = (f"throttled to {disk_kib} KiB/s and {env.get('disk_iops', '?')} IOPS, "
-                "the whole calibrated rate (--full-disk)")
     else:
         disk = (f"throttled to {disk_kib} KiB/s and {env.get('disk_iops', '?')} IOPS, "
-                f"{cpus}/{env.get('bench_cpus', '2')} of the calibrated rate: "
-                "the share of its vCPUs, so that it keeps the single guest's "
-                "balance of CPU and disk")
+                + ("the whole calibrated rate (--full-disk)"
+                   if env.get('full_disk') == '1' else
+                   f"{cpus}/{env.get('bench_cpus', '2')} of the calibrated rate: "
+                   "the share of its vCPUs, so that it keeps the single guest's "
+                   "balance of CPU and disk"))
     shares = [env[k] for k in sorted(env) if k.startswith('share_files_')]
     if shares:
         primed = ("with round-robin with the whole docset, with URI hashing with the "
