@@ -47,7 +47,8 @@ cluster_guide() {
 # answer later than 100 ms
 cluster_config() {
 	local tests=(-e '/^\thash-balance-factor /d'
-		-e 's/^\tdefault-server check .*/\tdefault-server check inter 100ms fall 2 rise 1\n\ttimeout check 2s/')
+		-e 's/^\tdefault-server check inter [^ ]* fall [0-9]* rise [0-9]*/\tdefault-server check inter 100ms fall 2 rise 1/'
+		-e 's/^\tdefault-server check .*/&\n\ttimeout check 2s/')
 	[[ $1 != -k ]] || { tests=(); shift; }
 	local guide=$1 port=$2 subst=()
 	shift 2
