@@ -539,6 +539,14 @@ cl_leave() {
 	return $s
 }
 
+# cl_recipe SOCK PORT NAME=PORT...: the admin guide's recipe with
+# HAProxy on 127.0.0.1:PORT and the servers NAME on their loopback ports
+# (lib/cluster.sh), and an admin socket SOCK for cluster.py
+cl_recipe() {
+	printf 'global\n\tstats socket %s level admin\n\n' "$1"
+	cluster_config -k "$top/Documentation/admin-guide/ccache.rst" "${@:2}"
+}
+
 # cl_shares: the files URI hashing sends each server, which its prefill
 # reads (web-bench.guest's wb_share), as a server that has run behind the
 # balancer holds them; with round-robin every server is sent every file.
@@ -562,10 +570,7 @@ cl_shares() {
 			printf '\thttp-request return status 200 content-type text/plain string ok\n'
 		done
 	} > "$work/stubs.cfg"
-	{
-		printf 'global\n\tstats socket %s level admin\n\n' "$sock"
-		cluster_config -k "$top/Documentation/admin-guide/ccache.rst" "$port" "${servers[@]}"
-	} > "$work/shares.cfg"
+	cl_recipe "$sock" "$port" "${servers[@]}" > "$work/shares.cfg"
 	rm -f "$sock"
 	haproxy -db -f "$work/stubs.cfg" > "$out/logs/shares.stubs.log" 2>&1 &
 	pids+=("$!")
@@ -612,15 +617,12 @@ cluster() {
 	done
 	# the admin guide's recipe (lib/cluster.sh: the addresses changed),
 	# the balance asked for, and an admin socket for cluster.py
-	{
-		printf 'global\n\tstats socket %s level admin\n\n' "$cl_sock"
-		cluster_config -k "$top/Documentation/admin-guide/ccache.rst" "$cl_port" "${servers[@]}" |
-			case $balance in
-			uri) cat ;;
-			uri-nobound) sed '/^\thash-balance-factor /d' ;;
-			*) sed -e "s/^\tbalance uri\$/\tbalance $balance/" -e '/^\thash-/d' ;;
-			esac
-	} > "$cfg"
+	cl_recipe "$cl_sock" "$cl_port" "${servers[@]}" |
+		case $balance in
+		uri) cat ;;
+		uri-nobound) sed '/^\thash-balance-factor /d' ;;
+		*) sed -e "s/^\tbalance uri\$/\tbalance $balance/" -e '/^\thash-/d' ;;
+		esac > "$cfg"
 	cp "$cfg" "$out/logs/$run.haproxy.cfg"
 	rm -f "$cl_sock"
 	haproxy -db -f "$cfg" > "$out/logs/$run.haproxy.log" 2>&1 &
