@@ -123,6 +123,7 @@ enum ccache_fault {
 	CCACHE_FAULT_CORRUPT,		/* an object is stored with a byte flipped */
 	CCACHE_FAULT_SHRINKER,		/* the shrinker gives nothing back */
 	CCACHE_FAULT_HWPOISON,		/* a large folio's last page is poisoned */
+	CCACHE_FAULT_DROP_LATER,	/* a hook's drop cannot wait for its task */
 	CCACHE_FAULT_NR
 };
 

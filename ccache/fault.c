@@ -29,6 +29,7 @@ const char * const ccache_fault_names[CCACHE_FAULT_NR] = {
 	[CCACHE_FAULT_CORRUPT] = "corrupt",
 	[CCACHE_FAULT_SHRINKER] = "shrinker",
 	[CCACHE_FAULT_HWPOISON] = "hwpoison",
+	[CCACHE_FAULT_DROP_LATER] = "drop_later",
 };
 
 unsigned long ccache_fault_mask;

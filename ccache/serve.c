@@ -191,7 +191,7 @@ bool ccache_serve_folio(const struct ccache_key *key, struct folio *folio,
 	if (unlikely(missed != READ_ONCE(ccache_missed_seen))) {
 		pr_warn_ratelimited("a return probe was missed: dropping all entries\n");
 		/* first the drop, so that no reader serves what it drops */
-		ccache_drop_all();
+		ccache_flush();
 		WRITE_ONCE(ccache_missed_seen, missed);
 	}
 	if (nr > CCACHE_MAX_FOLIO_PAGES || !ccache_take(key, folio->index, nr, e)) {

@@ -9,12 +9,14 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/blkdev.h>
+#include <linux/delay.h>
 #include <linux/hash.h>
 #include <linux/list.h>
 #include <linux/log2.h>
 #include <linux/llist.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
+#include <linux/task_work.h>
 #include <linux/workqueue.h>
 
 #include "ccache.h"
@@ -917,26 +919,44 @@ bool ccache_store_dropping(void)
 	return ccache_dropping;
 }
 
+/* Stop captures and hits until ccache_drop_release(): see ccache_dropping. */
+static void ccache_drop_hold(void)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ccache_lock, flags);
+	ccache_dropping++;
+	spin_unlock_irqrestore(&ccache_lock, flags);
+}
+
+static void ccache_drop_release(void)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ccache_lock, flags);
+	ccache_dropping--;
+	spin_unlock_irqrestore(&ccache_lock, flags);
+}
+
 /*
- * Drop the records of one superblock, or of all when @sb is NULL, one
+ * Erase the records of one superblock, or of all when @sb is NULL, one
  * hash bucket at a time and CCACHE_LOCK_BATCH entries at most under one
  * hold of ccache_lock; @forget: the inodes are gone, forget the files'
  * state too (ccache_inode_forget()); @may_sleep: reschedule between
- * batches.  Nothing is captured or served until it is done, so entries of
- * buckets not reached yet are never served and none is added behind it.
+ * batches.  The caller holds a drop (ccache_drop_hold()): nothing is
+ * captured or served until it releases it, so entries of buckets not
+ * reached yet are never served and none is added behind the walk.
+ * Return: how many entries were erased.
  */
-static void ccache_drop_matching(struct super_block *sb, bool forget,
-				 bool may_sleep)
+static unsigned long ccache_drop_walk(struct super_block *sb, bool forget,
+				      bool may_sleep)
 {
-	unsigned long flags, budget;
+	unsigned long flags, budget, erased = 0;
 	struct ccache_inode *ci;
 	struct hlist_node *tmp;
 	unsigned int bkt;
 	LLIST_HEAD(held);
 
-	spin_lock_irqsave(&ccache_lock, flags);
-	ccache_dropping++;
-	spin_unlock_irqrestore(&ccache_lock, flags);
 	for (bkt = 0; bkt < 1U << ccache_inodes_bits; bkt++) {
 		/* nothing to drop is added meanwhile: skip empty ones unlocked */
 		if (hlist_empty(&ccache_inodes[bkt]))
@@ -957,14 +977,91 @@ static void ccache_drop_matching(struct super_block *sb, bool forget,
 				ccache_inode_tidy(ci);
 			}
 			spin_unlock_irqrestore(&ccache_lock, flags);
+			erased += CCACHE_LOCK_BATCH - budget;
 			ccache_entries_put(llist_del_all(&held));
 			if (may_sleep)
 				cond_resched();
 		} while (!budget);
 	}
-	spin_lock_irqsave(&ccache_lock, flags);
-	ccache_dropping--;
-	spin_unlock_irqrestore(&ccache_lock, flags);
+	return erased;
+}
+
+/* A drop of @sb (NULL: all) now, in the caller's context. */
+static void ccache_drop_matching(struct super_block *sb, bool forget,
+				 bool may_sleep)
+{
+	unsigned long erased;
+
+	ccache_drop_hold();
+	erased = ccache_drop_walk(sb, forget, may_sleep);
+	ccache_drop_release();
+	trace_ccache_drop(sb ? sb->s_dev : 0, forget, erased, may_sleep);
+}
+
+/*
+ * drop_caches' drops, handed to the task that asked for them
+ * (ccache_drop_sb()).  The hook runs with preemption off, where a walk of
+ * a store of millions of entries would keep its CPU for seconds.  The
+ * hook takes a drop (nothing is captured or served from then on), and
+ * the task walks on its way back to user space (task_work), rescheduling
+ * between batches: the write to drop_caches still returns with the
+ * filesystem emptied, and no task sees one of its entries in between.
+ * Unload waits for the pending ones (ccache_store_exit()).
+ *
+ * An unmount's drop is not handed on: it also forgets the files' state
+ * (poison, invalidations in flight), and once the superblock is freed a
+ * new one may take its address, and with it the keys of the records, so
+ * a late walk could forget a new file's invalidation in flight.  Erasing
+ * entries of a new filesystem is harmless; forgetting its state is not.
+ */
+struct ccache_sb_drop {
+	struct callback_head work;
+	struct super_block *sb;	/* a key only: it may be freed by then */
+	dev_t dev;		/* its device, for the trace */
+};
+
+static atomic_t ccache_sb_drops_pending = ATOMIC_INIT(0);
+
+static void ccache_sb_drop_work(struct callback_head *work)
+{
+	struct ccache_sb_drop *d = container_of(work, struct ccache_sb_drop,
+						 work);
+	unsigned long erased;
+
+	erased = ccache_drop_walk(d->sb, false, true);
+	ccache_drop_release();
+	trace_ccache_drop(d->dev, false, erased, true);
+	kfree(d);
+	atomic_dec(&ccache_sb_drops_pending);
+}
+
+/*
+ * Hand the drop of @sb to the current task.  Return: false when it cannot
+ * (a kernel thread or an io_uring worker may not go back to user space
+ * for long; the task is past its last task_work; no memory), for the
+ * caller to drop at once.
+ */
+static bool ccache_drop_sb_later(struct super_block *sb)
+{
+	struct ccache_sb_drop *d;
+
+	if ((current->flags & (PF_KTHREAD | PF_IO_WORKER)) ||
+	    ccache_fault(CCACHE_FAULT_DROP_LATER))
+		return false;
+	d = kmalloc(sizeof(*d), GFP_NOWAIT | __GFP_NOWARN);
+	if (!d)
+		return false;
+	d->sb = sb;
+	d->dev = sb->s_dev;
+	init_task_work(&d->work, ccache_sb_drop_work);
+	atomic_inc(&ccache_sb_drops_pending);
+	ccache_drop_hold();
+	if (!task_work_add(current, &d->work, TWA_RESUME))
+		return true;
+	ccache_drop_release();
+	atomic_dec(&ccache_sb_drops_pending);
+	kfree(d);
+	return false;
 }
 
 /**
@@ -973,11 +1070,17 @@ static void ccache_drop_matching(struct super_block *sb, bool forget,
  * @forget: it is being unmounted: forget its files' state too (their
  *	    inodes are gone); false for drop_caches
  *
+ * For drop_caches the erase runs when the calling task returns to user
+ * space, with reschedules, and nothing is captured or served until then
+ * (see struct ccache_sb_drop); an unmount's, or one in a kernel thread or
+ * without memory for the request, runs at once without them.
+ *
  * Context: any (the hooks: no sleeping); takes ccache_lock.
  */
 void ccache_drop_sb(struct super_block *sb, bool forget)
 {
-	ccache_drop_matching(sb, forget, false);
+	if (forget || !ccache_drop_sb_later(sb))
+		ccache_drop_matching(sb, forget, false);
 }
 
 /**
@@ -1113,6 +1216,11 @@ void ccache_store_exit(void)
 {
 	unsigned int i;
 
+	/* tasks on their way back to user space with a drop to do */
+	while (atomic_read(&ccache_sb_drops_pending))
+		msleep(20);
+	/* tasks between the atomic_dec() and the return */
+	synchronize_rcu_tasks();
 	if (ccache_inodes)	/* forgets and frees every record */
 		ccache_drop_matching(NULL, true, true);
 	kvfree(ccache_inodes);

@@ -27,8 +27,9 @@
  * on in between; a drop of many files stops captures and hits until it
  * ends (ccache_store_dropping()), an invalidation those of its file.
  * The hooks cannot sleep (ftrace and kretprobe handlers run with
- * preemption off), so a drop_caches or unmount of a large store still
- * runs without a reschedule; flush and unload reschedule between batches.
+ * preemption off): drop_caches' drops run when the calling task returns
+ * to user space (ccache_drop_sb()), and like flush and unload they
+ * reschedule between batches; an unmount's still runs in its hook.
  *
  * Entry lifetime: see struct ccache_entry.
  *

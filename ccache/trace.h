@@ -133,6 +133,28 @@ TRACE_EVENT(ccache_invalidate,
 		      (unsigned long)__entry->last, __entry->erased)
 );
 
+/*
+ * A drop of a whole filesystem on device @dev (0:0: every filesystem)
+ * erased @erased entries; @forget: an unmount (the files' state went
+ * too); @resched: the walk rescheduled between its batches.
+ */
+TRACE_EVENT(ccache_drop,
+	    TP_PROTO(dev_t dev, bool forget, unsigned long erased,
+		     bool resched),
+	    TP_ARGS(dev, forget, erased, resched),
+	    TP_STRUCT__entry(__field(dev_t, dev)
+			     __field(bool, forget)
+			     __field(unsigned long, erased)
+			     __field(bool, resched)),
+	    TP_fast_assign(__entry->dev = dev;
+			   __entry->forget = forget;
+			   __entry->erased = erased;
+			   __entry->resched = resched;),
+	    TP_printk("dev %d:%d erased %lu forget %d resched %d",
+		      MAJOR(__entry->dev), MINOR(__entry->dev),
+		      __entry->erased, __entry->forget, __entry->resched)
+);
+
 /* An entry evicted from the LRU, for the shrinker or the pool limit. */
 TRACE_EVENT(ccache_evict,
 	    TP_PROTO(const struct ccache_key *key, pgoff_t index,
