@@ -938,18 +938,22 @@ static void ccache_drop_release(void)
 	spin_unlock_irqrestore(&ccache_lock, flags);
 }
 
+/* What ccache_drop_walk() does to each record it meets. */
+#define CCACHE_DROP_ERASE	BIT(0)	/* erase its entries */
+#define CCACHE_DROP_FORGET	BIT(1)	/* forget its state: the inode is gone */
+#define CCACHE_DROP_RESCHED	BIT(2)	/* reschedule between batches */
+
 /*
- * Erase the records of one superblock, or of all when @sb is NULL, one
- * hash bucket at a time and CCACHE_LOCK_BATCH entries at most under one
- * hold of ccache_lock; @forget: the inodes are gone, forget the files'
- * state too (ccache_inode_forget()); @may_sleep: reschedule between
- * batches.  The caller holds a drop (ccache_drop_hold()): nothing is
- * captured or served until it releases it, so entries of buckets not
- * reached yet are never served and none is added behind the walk.
+ * Walk the records of one superblock, or of all when @sb is NULL, one hash
+ * bucket at a time and CCACHE_LOCK_BATCH entries at most under one hold of
+ * ccache_lock, doing what @how says (CCACHE_DROP_*; a forget forgets the
+ * files' poison and invalidations in flight, ccache_inode_forget()).  The
+ * caller holds a drop (ccache_drop_hold()): nothing is captured or served
+ * until it releases it, so entries of buckets not reached yet are never
+ * served and none is added behind the walk.
  * Return: how many entries were erased.
  */
-static unsigned long ccache_drop_walk(struct super_block *sb, bool forget,
-				      bool may_sleep)
+static unsigned long ccache_drop_walk(struct super_block *sb, unsigned int how)
 {
 	unsigned long flags, budget, erased = 0;
 	struct ccache_inode *ci;
@@ -968,56 +972,69 @@ static unsigned long ccache_drop_walk(struct super_block *sb, bool forget,
 						  hash) {
 				if (sb && ci->key.sb != sb)
 					continue;
-				budget -= ccache_erase_some(ci, 0, ULONG_MAX,
-							    budget, &held);
+				if (how & CCACHE_DROP_ERASE)
+					budget -= ccache_erase_some(ci, 0, ULONG_MAX,
+								    budget, &held);
 				if (!budget)
 					break;	/* @ci may have more */
-				if (forget)
+				if (how & CCACHE_DROP_FORGET)
 					ccache_inode_forget(ci);
 				ccache_inode_tidy(ci);
 			}
 			spin_unlock_irqrestore(&ccache_lock, flags);
 			erased += CCACHE_LOCK_BATCH - budget;
 			ccache_entries_put(llist_del_all(&held));
-			if (may_sleep)
+			if (how & CCACHE_DROP_RESCHED)
 				cond_resched();
 		} while (!budget);
 	}
 	return erased;
 }
 
-/* A drop of @sb (NULL: all) now, in the caller's context. */
-static void ccache_drop_matching(struct super_block *sb, bool forget,
-				 bool may_sleep)
+/*
+ * Erase @sb's entries (NULL: all), doing what @how adds, end the drop the
+ * caller holds and trace it; @dev: @sb's device (@sb may be gone by now),
+ * @forgot: the files' state went too, here or before.
+ */
+static void ccache_drop_end(struct super_block *sb, dev_t dev,
+			    unsigned int how, bool forgot)
 {
 	unsigned long erased;
 
-	ccache_drop_hold();
-	erased = ccache_drop_walk(sb, forget, may_sleep);
+	erased = ccache_drop_walk(sb, how | CCACHE_DROP_ERASE);
 	ccache_drop_release();
-	trace_ccache_drop(sb ? sb->s_dev : 0, forget, erased, may_sleep);
+	trace_ccache_drop(dev, forgot, erased, how & CCACHE_DROP_RESCHED);
+}
+
+/* A drop of @sb (NULL: all) now, in the caller's context. */
+static void ccache_drop_matching(struct super_block *sb, unsigned int how)
+{
+	ccache_drop_hold();
+	ccache_drop_end(sb, sb ? sb->s_dev : 0, how, how & CCACHE_DROP_FORGET);
 }
 
 /*
- * drop_caches' drops, handed to the task that asked for them
- * (ccache_drop_sb()).  The hook runs with preemption off, where a walk of
- * a store of millions of entries would keep its CPU for seconds.  The
- * hook takes a drop (nothing is captured or served from then on), and
- * the task walks on its way back to user space (task_work), rescheduling
- * between batches: the write to drop_caches still returns with the
- * filesystem emptied, and no task sees one of its entries in between.
- * Unload waits for the pending ones (ccache_store_exit()).
+ * Drops of a whole filesystem, handed to the task that asked for them
+ * (ccache_drop_sb()).  The hooks of drop_caches and unmount run with
+ * preemption off, where erasing a store of millions of entries would keep
+ * the CPU for seconds.  The hook takes a drop (nothing is captured or
+ * served from then on), and the task erases on its way back to user space
+ * (task_work), rescheduling between batches: the write to drop_caches or
+ * the umount(2) still returns with the filesystem emptied, and no task
+ * sees one of its entries in between.  Unload waits for the pending ones
+ * (ccache_store_exit()).
  *
- * An unmount's drop is not handed on: it also forgets the files' state
- * (poison, invalidations in flight), and once the superblock is freed a
- * new one may take its address, and with it the keys of the records, so
- * a late walk could forget a new file's invalidation in flight.  Erasing
- * entries of a new filesystem is harmless; forgetting its state is not.
+ * An unmount's hook first forgets its files' state (poison, invalidations
+ * in flight) itself, a walk of the records without erasing an entry: once
+ * the superblock is freed, a new one may take its address and with it the
+ * keys of the records, and a late walk could forget a new file's
+ * invalidation in flight.  Erasing a new filesystem's entries is harmless.
  */
 struct ccache_sb_drop {
 	struct callback_head work;
 	struct super_block *sb;	/* a key only: it may be freed by then */
 	dev_t dev;		/* its device, for the trace */
+	bool unmount;
 };
 
 static atomic_t ccache_sb_drops_pending = ATOMIC_INIT(0);
@@ -1026,22 +1043,19 @@ static void ccache_sb_drop_work(struct callback_head *work)
 {
 	struct ccache_sb_drop *d = container_of(work, struct ccache_sb_drop,
 						 work);
-	unsigned long erased;
 
-	erased = ccache_drop_walk(d->sb, false, true);
-	ccache_drop_release();
-	trace_ccache_drop(d->dev, false, erased, true);
+	ccache_drop_end(d->sb, d->dev, CCACHE_DROP_RESCHED, d->unmount);
 	kfree(d);
 	atomic_dec(&ccache_sb_drops_pending);
 }
 
 /*
- * Hand the drop of @sb to the current task.  Return: false when it cannot
- * (a kernel thread or an io_uring worker may not go back to user space
- * for long; the task is past its last task_work; no memory), for the
- * caller to drop at once.
+ * Hand the erase of @sb, and the end of the drop the caller holds, to the
+ * current task.  Return: false when it cannot (a kernel thread or an
+ * io_uring worker may not go back to user space for long; the task is
+ * past its last task_work; no memory), for the caller to erase at once.
  */
-static bool ccache_drop_sb_later(struct super_block *sb)
+static bool ccache_drop_sb_later(struct super_block *sb, bool unmount)
 {
 	struct ccache_sb_drop *d;
 
@@ -1053,12 +1067,11 @@ static bool ccache_drop_sb_later(struct super_block *sb)
 		return false;
 	d->sb = sb;
 	d->dev = sb->s_dev;
+	d->unmount = unmount;
 	init_task_work(&d->work, ccache_sb_drop_work);
 	atomic_inc(&ccache_sb_drops_pending);
-	ccache_drop_hold();
 	if (!task_work_add(current, &d->work, TWA_RESUME))
 		return true;
-	ccache_drop_release();
 	atomic_dec(&ccache_sb_drops_pending);
 	kfree(d);
 	return false;
@@ -1070,17 +1083,21 @@ static bool ccache_drop_sb_later(struct super_block *sb)
  * @forget: it is being unmounted: forget its files' state too (their
  *	    inodes are gone); false for drop_caches
  *
- * For drop_caches the erase runs when the calling task returns to user
- * space, with reschedules, and nothing is captured or served until then
- * (see struct ccache_sb_drop); an unmount's, or one in a kernel thread or
- * without memory for the request, runs at once without them.
+ * The erase runs when the calling task returns to user space, with
+ * reschedules, and nothing is captured or served until then (see struct
+ * ccache_sb_drop); in a kernel thread, or without memory for the request,
+ * at once without them.  The state is forgotten at once.
  *
  * Context: any (the hooks: no sleeping); takes ccache_lock.
  */
 void ccache_drop_sb(struct super_block *sb, bool forget)
 {
-	if (forget || !ccache_drop_sb_later(sb))
-		ccache_drop_matching(sb, forget, false);
+	ccache_drop_hold();
+	if (forget)
+		ccache_drop_walk(sb, CCACHE_DROP_FORGET);
+	if (!ccache_drop_sb_later(sb, forget))
+		ccache_drop_end(sb, sb->s_dev, forget ? CCACHE_DROP_FORGET : 0,
+				forget);
 }
 
 /**
@@ -1092,7 +1109,7 @@ void ccache_drop_sb(struct super_block *sb, bool forget)
  */
 void ccache_drop_all(void)
 {
-	ccache_drop_matching(NULL, false, false);
+	ccache_drop_matching(NULL, 0);
 }
 
 /**
@@ -1102,7 +1119,7 @@ void ccache_drop_all(void)
  */
 void ccache_flush(void)
 {
-	ccache_drop_matching(NULL, false, true);
+	ccache_drop_matching(NULL, CCACHE_DROP_RESCHED);
 }
 
 /**
@@ -1222,7 +1239,8 @@ void ccache_store_exit(void)
 	/* tasks between the atomic_dec() and the return */
 	synchronize_rcu_tasks();
 	if (ccache_inodes)	/* forgets and frees every record */
-		ccache_drop_matching(NULL, true, true);
+		ccache_drop_matching(NULL, CCACHE_DROP_FORGET |
+				     CCACHE_DROP_RESCHED);
 	kvfree(ccache_inodes);
 	ccache_inodes = NULL;
 	flush_work(&ccache_graveyard_worker);

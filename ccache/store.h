@@ -27,9 +27,9 @@
  * on in between; a drop of many files stops captures and hits until it
  * ends (ccache_store_dropping()), an invalidation those of its file.
  * The hooks cannot sleep (ftrace and kretprobe handlers run with
- * preemption off): drop_caches' drops run when the calling task returns
- * to user space (ccache_drop_sb()), and like flush and unload they
- * reschedule between batches; an unmount's still runs in its hook.
+ * preemption off): the erases of drop_caches and unmount run when the
+ * calling task returns to user space (ccache_drop_sb()), and like flush
+ * and unload they reschedule between batches.
  *
  * Entry lifetime: see struct ccache_entry.
  *

@@ -135,8 +135,8 @@ TRACE_EVENT(ccache_invalidate,
 
 /*
  * A drop of a whole filesystem on device @dev (0:0: every filesystem)
- * erased @erased entries; @forget: an unmount (the files' state went
- * too); @resched: the walk rescheduled between its batches.
+ * erased @erased entries; @forget: the files' state went too (an unmount,
+ * an unload); @resched: the walk rescheduled between its batches.
  */
 TRACE_EVENT(ccache_drop,
 	    TP_PROTO(dev_t dev, bool forget, unsigned long erased,

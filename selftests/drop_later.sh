@@ -1,12 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# drop_caches empties ccache from the writing task on its way back to
-# user space, where the walk may reschedule, not in the hook (preemption
-# off): the write returns with the store empty, the trace shows the drop
-# in the writer with reschedules, and the files read back from the disk
-# as their models.  Without memory for the hand-over (fault site
-# drop_later) the hook drops at once, and an unmount drops in its hook:
-# the store is empty all the same.
+# drop_caches and unmount empty ccache from the calling task on its way
+# back to user space, where the walk may reschedule, not in the hook
+# (preemption off): the write or the umount returns with the store empty,
+# the trace shows the drop in that task with reschedules, and the files
+# read back from the disk as their models.  Without memory for the
+# hand-over (fault site drop_later) the hook drops at once: the store is
+# empty all the same.
 # VM: mem=192 cpus=2 disk=ext4:512M timeout=150
 # shellcheck disable=SC2086 # $files: a list of paths without spaces
 # shellcheck source=selftests/lib/tap.sh
@@ -37,10 +37,10 @@ drops() {
 		"$T/trace"
 }
 
-# dropped PATTERN: a line of the last drops() ($out) matches PATTERN
+# dropped PATTERN: a line of the last drops() ($drop_out) matches PATTERN
 # shellcheck disable=SC2317 # called through check
 dropped() {
-	printf '%s\n' "$out" | grep -q "$1"
+	printf '%s\n' "$drop_out" | grep -q "$1"
 }
 
 # drop_caches: write 3 from a shell of its own (the task the trace names)
@@ -60,12 +60,12 @@ fill "first fill"
 stored=$(cc_stat stored_pages)
 check "drop_caches" drop_caches
 check_eq "the store is empty when the write returns" "$(cc_stat stored_pages)" 0
-out=$(drops)
-printf '%s\n' "$out" | sed 's/^/# drop: /'
-check_eq "one drop of the data disk" "$(printf '%s\n' "$out" | grep -c .)" 1
+drop_out=$(drops)
+printf '%s\n' "$drop_out" | sed 's/^/# drop: /'
+check_eq "one drop of the data disk" "$(printf '%s\n' "$drop_out" | grep -c .)" 1
 check "it ran in the writing task (sh), rescheduling between batches" \
 	dropped '^sh erased [0-9]* forget 0 resched 1$'
-erased=$(printf '%s\n' "$out" | awk '{ print $3 }')
+erased=$(printf '%s\n' "$drop_out" | awk '{ print $3 }')
 check_gt "it erased the store's pages (of $stored)" "${erased:-0}" $((stored / 2))
 cc_snap dropped
 run_check "the files read back as their models" "$CCFILE" verify $files
@@ -74,24 +74,35 @@ check_eq "from the disk, not from ccache (hits)" "$(cc_data_hits dropped)" 0
 fill "second fill"
 check "drop_caches with drop_later faulted" cc_with_fault drop_later drop_caches
 check_eq "the store is empty when the write returns" "$(cc_stat stored_pages)" 0
-out=$(drops)
-printf '%s\n' "$out" | sed 's/^/# drop: /'
+drop_out=$(drops)
+printf '%s\n' "$drop_out" | sed 's/^/# drop: /'
 check "the hook dropped at once, without reschedules" \
 	dropped '^sh erased [0-9]* forget 0 resched 0$'
 run_check "the files read back as their models" "$CCFILE" verify $files
 
-fill "third fill"
-check "unmount the data disk while its pages sit in ccache" umount /mnt/d0
-check "the store is empty" cc_wait_empty
-out=$(drops)
-printf '%s\n' "$out" | sed 's/^/# drop: /'
-check "the unmount dropped in its hook and forgot the files" \
-	dropped '^umount erased [0-9]* forget 1 resched 0$'
-check "mount it again" mount -t ext4 /dev/vda /mnt/d0
-cc_snap remounted
-run_check "the files read back as their models" "$CCFILE" verify $files
-check_eq "nothing was carried across the remount (hits)" \
-	"$(cc_data_hits remounted)" 0
+# unmount [FAULT]: unmount the data disk (with the fault site FAULT
+# failing), see it empty the store, mount it again and read the files
+# back; $drop_out: the unmount's drops
+unmount() {
+	fill "$1"
+	check "unmount the data disk while its pages sit in ccache${2:+ ($2 faulted)}" \
+		cc_with_fault "${2:-none}" umount /mnt/d0
+	check "the store is empty" cc_wait_empty
+	drop_out=$(drops)
+	printf '%s\n' "$drop_out" | sed 's/^/# drop: /'
+	check "mount it again" mount -t ext4 /dev/vda /mnt/d0
+	cc_snap remounted
+	run_check "the files read back as their models" "$CCFILE" verify $files
+	check_eq "nothing was carried across the remount (hits)" \
+		"$(cc_data_hits remounted)" 0
+}
+
+unmount "third fill"
+check "the unmount erased in its task, rescheduling, and forgot the files" \
+	dropped '^umount erased [1-9][0-9]* forget 1 resched 1$'
+unmount "fourth fill" drop_later
+check "with drop_later faulted it erased in its hook" \
+	dropped '^umount erased [1-9][0-9]* forget 1 resched 0$'
 echo 0 > "$T/events/ccache/ccache_drop/enable"
 check "rmmod ccache" /sbin/rmmod ccache
 tap_done
