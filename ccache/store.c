@@ -1038,6 +1038,7 @@ struct ccache_sb_drop {
 };
 
 static atomic_t ccache_sb_drops_pending = ATOMIC_INIT(0);
+static bool ccache_sb_drops_used;	/* one was handed on since the load */
 
 static void ccache_sb_drop_work(struct callback_head *work)
 {
@@ -1070,8 +1071,10 @@ static bool ccache_drop_sb_later(struct super_block *sb, bool unmount)
 	d->unmount = unmount;
 	init_task_work(&d->work, ccache_sb_drop_work);
 	atomic_inc(&ccache_sb_drops_pending);
-	if (!task_work_add(current, &d->work, TWA_RESUME))
+	if (!task_work_add(current, &d->work, TWA_RESUME)) {
+		WRITE_ONCE(ccache_sb_drops_used, true);
 		return true;
+	}
 	atomic_dec(&ccache_sb_drops_pending);
 	kfree(d);
 	return false;
@@ -1237,7 +1240,8 @@ void ccache_store_exit(void)
 	while (atomic_read(&ccache_sb_drops_pending))
 		msleep(20);
 	/* tasks between the atomic_dec() and the return */
-	synchronize_rcu_tasks();
+	if (READ_ONCE(ccache_sb_drops_used))
+		synchronize_rcu_tasks();
 	if (ccache_inodes)	/* forgets and frees every record */
 		ccache_drop_matching(NULL, CCACHE_DROP_FORGET |
 				     CCACHE_DROP_RESCHED);
