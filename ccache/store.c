@@ -1099,8 +1099,7 @@ void ccache_drop_sb(struct super_block *sb, bool forget)
 	if (forget)
 		ccache_drop_walk(sb, CCACHE_DROP_FORGET);
 	if (!ccache_drop_sb_later(sb, forget))
-		ccache_drop_end(sb, sb->s_dev, forget ? CCACHE_DROP_FORGET : 0,
-				forget);
+		ccache_drop_end(sb, sb->s_dev, 0, forget);
 }
 
 /**
