@@ -37,6 +37,12 @@ drops() {
 		"$T/trace"
 }
 
+# take_drops: drop_out, the drops since the trace was emptied, shown
+take_drops() {
+	drop_out=$(drops)
+	printf '%s\n' "$drop_out" | sed 's/^/# drop: /'
+}
+
 # dropped PATTERN: a line of the last drops() ($drop_out) matches PATTERN
 # shellcheck disable=SC2317 # called through check
 dropped() {
@@ -60,8 +66,7 @@ fill "first fill"
 stored=$(cc_stat stored_pages)
 check "drop_caches" drop_caches
 check_eq "the store is empty when the write returns" "$(cc_stat stored_pages)" 0
-drop_out=$(drops)
-printf '%s\n' "$drop_out" | sed 's/^/# drop: /'
+take_drops
 check_eq "one drop of the data disk" "$(printf '%s\n' "$drop_out" | grep -c .)" 1
 check "it ran in the writing task (sh), rescheduling between batches" \
 	dropped '^sh erased [0-9]* forget 0 resched 1$'
@@ -74,8 +79,7 @@ check_eq "from the disk, not from ccache (hits)" "$(cc_data_hits dropped)" 0
 fill "second fill"
 check "drop_caches with drop_later faulted" cc_with_fault drop_later drop_caches
 check_eq "the store is empty when the write returns" "$(cc_stat stored_pages)" 0
-drop_out=$(drops)
-printf '%s\n' "$drop_out" | sed 's/^/# drop: /'
+take_drops
 check "the hook dropped at once, without reschedules" \
 	dropped '^sh erased [0-9]* forget 0 resched 0$'
 run_check "the files read back as their models" "$CCFILE" verify $files
@@ -88,8 +92,7 @@ unmount() {
 	check "unmount the data disk while its pages sit in ccache${2:+ ($2 faulted)}" \
 		cc_with_fault "${2:-none}" umount /mnt/d0
 	check "the store is empty" cc_wait_empty
-	drop_out=$(drops)
-	printf '%s\n' "$drop_out" | sed 's/^/# drop: /'
+	take_drops
 	check "mount it again" mount -t ext4 /dev/vda /mnt/d0
 	cc_snap remounted
 	run_check "the files read back as their models" "$CCFILE" verify $files
