@@ -40,6 +40,19 @@ static struct hlist_head *ccache_inodes;
 static unsigned int ccache_inodes_bits;
 
 /*
+ * Records that lost their place to a new generation of their inode
+ * (ccache_inode_regenerate()), with the entries they still hold: off the
+ * hash, where no lookup finds them, and on this list through ->hash, so
+ * that ccache_inode_tidy() unlinks one as it unlinks any record once its
+ * last entry goes.  The zombie worker erases them CCACHE_LOCK_BATCH
+ * entries at a time, and so does every walk of all records
+ * (ccache_drop_walk()).  Under ccache_lock.
+ */
+static HLIST_HEAD(ccache_zombies);
+static void ccache_zombie_work(struct work_struct *work);
+static DECLARE_WORK(ccache_zombie_worker, ccache_zombie_work);
+
+/*
  * Drops of many files in progress (ccache_drop_matching()); under
  * ccache_lock.  While there is one, nothing is captured or served
  * (ccache_store_dropping()): a drop that stands in for a lost invalidation
@@ -250,26 +263,58 @@ void ccache_key_of(struct inode *inode, struct ccache_key *key)
 
 /*
  * @ci was last used under another generation: a past file of that inode
- * number, or this file before its generation changed.  Its pages may
- * differ from this file's: erase them, and make the record this one's.
+ * number, or this file before its generation changed (a block device's:
+ * a new disk or medium).  Its pages may differ from this file's.  A new
+ * record for @key takes its place in the hash and its state (poison,
+ * invalidations in flight, a bumped epoch), and @ci goes to
+ * ccache_zombies with its entries, where no lookup finds them: erasing a
+ * large file's here, in one hold of ccache_lock, would keep interrupts
+ * off for as long as that takes.  @ci's epoch moves too, so that its
+ * pending entries are dropped when compressed.  Without a record to
+ * spare, or with nothing to erase, @ci is emptied here and becomes
+ * @key's.  Return: the record for @key.
  */
-static void ccache_inode_regenerate(struct ccache_inode *ci,
-				    const struct ccache_key *key)
+static struct ccache_inode *ccache_inode_regenerate(struct ccache_inode *ci,
+						    const struct ccache_key *key)
 {
-	unsigned long n = ccache_erase_range(ci, 0, ULONG_MAX);
+	struct ccache_inode *fresh = NULL;
+	unsigned long n = ci->nr_entries;
 
-	ccache_stat_add(invalidations, n);
+	if (n && !ccache_fault(CCACHE_FAULT_INODE))
+		fresh = ccache_reserve_get(&ccache_inode_reserve);
 	trace_ccache_invalidate(&ci->key, 0, ULONG_MAX, n);
-	ci->key.generation = key->generation;
+	ccache_stat_add(invalidations, n);
+	if (!fresh) {
+		ccache_erase_range(ci, 0, ULONG_MAX);
+		ci->key.generation = key->generation;
+		ci->epoch++;
+		return ci;
+	}
+	*fresh = (struct ccache_inode) {
+		.key = *key,
+		.epoch = ci->epoch + 1,
+		.invalidating = ci->invalidating,
+		.poisoned = ci->poisoned,
+	};
+	xa_init(&fresh->entries);
+	hlist_add_before(&fresh->hash, &ci->hash);
+	hlist_del(&ci->hash);
+	ccache_stat_inc(inodes);
 	ci->epoch++;
+	ci->invalidating = 0;
+	ci->poisoned = false;
+	hlist_add_head(&ci->hash, &ccache_zombies);
+	schedule_work(&ccache_zombie_worker);
+	return fresh;
 }
 
 /**
  * ccache_inode_lookup() - find a file's record
  * @key: the file
  *
- * A record of the same inode number under another generation is this
- * file's from now on, emptied first (see store.h, "Coherence").
+ * A record of the same inode number under another generation gives its
+ * place to a new one for @key, and its entries are erased without ever
+ * being served (ccache_inode_regenerate(); store.h, "Coherence").
  *
  * Context: ccache_lock held.
  * Return: the record, or NULL.
@@ -287,8 +332,10 @@ struct ccache_inode *ccache_inode_lookup(const struct ccache_key *key)
 			return NULL;
 		ccache_inode_last = ci;
 	}
-	if (unlikely(ci->key.generation != key->generation))
-		ccache_inode_regenerate(ci, key);
+	if (unlikely(ci->key.generation != key->generation)) {
+		ci = ccache_inode_regenerate(ci, key);
+		ccache_inode_last = ci;
+	}
 	return ci;
 }
 
@@ -944,51 +991,75 @@ static void ccache_drop_release(void)
 #define CCACHE_DROP_RESCHED	BIT(2)	/* reschedule between batches */
 
 /*
- * Walk the records of one superblock, or of all when @sb is NULL, one hash
- * bucket at a time and CCACHE_LOCK_BATCH entries at most under one hold of
- * ccache_lock, doing what @how says (CCACHE_DROP_*; a forget forgets the
- * files' poison and invalidations in flight, ccache_inode_forget()).  The
- * caller holds a drop (ccache_drop_hold()): nothing is captured or served
- * until it releases it, so entries of buckets not reached yet are never
- * served and none is added behind the walk.
- * Return: how many entries were erased.
+ * Do what @how says (CCACHE_DROP_*) to the records on @head of @sb, or of
+ * every superblock when @sb is NULL, CCACHE_LOCK_BATCH entries at most
+ * under one hold of ccache_lock.  Return: how many entries were erased.
  */
-static unsigned long ccache_drop_walk(struct super_block *sb, unsigned int how)
+static unsigned long ccache_drop_list(struct hlist_head *head,
+				      struct super_block *sb, unsigned int how)
 {
 	unsigned long flags, budget, erased = 0;
 	struct ccache_inode *ci;
 	struct hlist_node *tmp;
-	unsigned int bkt;
 	LLIST_HEAD(held);
 
-	for (bkt = 0; bkt < 1U << ccache_inodes_bits; bkt++) {
-		/* nothing to drop is added meanwhile: skip empty ones unlocked */
-		if (hlist_empty(&ccache_inodes[bkt]))
-			continue;
-		do {
-			budget = CCACHE_LOCK_BATCH;
-			spin_lock_irqsave(&ccache_lock, flags);
-			hlist_for_each_entry_safe(ci, tmp, &ccache_inodes[bkt],
-						  hash) {
-				if (sb && ci->key.sb != sb)
-					continue;
-				if (how & CCACHE_DROP_ERASE)
-					budget -= ccache_erase_some(ci, 0, ULONG_MAX,
-								    budget, &held);
-				if (!budget)
-					break;	/* @ci may have more */
-				if (how & CCACHE_DROP_FORGET)
-					ccache_inode_forget(ci);
-				ccache_inode_tidy(ci);
-			}
-			spin_unlock_irqrestore(&ccache_lock, flags);
-			erased += CCACHE_LOCK_BATCH - budget;
-			ccache_entries_put(llist_del_all(&held));
-			if (how & CCACHE_DROP_RESCHED)
-				cond_resched();
-		} while (!budget);
-	}
+	/* nothing to drop is added meanwhile: skip an empty one unlocked */
+	if (hlist_empty(head))
+		return 0;
+	do {
+		budget = CCACHE_LOCK_BATCH;
+		spin_lock_irqsave(&ccache_lock, flags);
+		hlist_for_each_entry_safe(ci, tmp, head, hash) {
+			if (sb && ci->key.sb != sb)
+				continue;
+			if (how & CCACHE_DROP_ERASE)
+				budget -= ccache_erase_some(ci, 0, ULONG_MAX,
+							    budget, &held);
+			if (!budget)
+				break;	/* @ci may have more */
+			if (how & CCACHE_DROP_FORGET)
+				ccache_inode_forget(ci);
+			ccache_inode_tidy(ci);
+		}
+		spin_unlock_irqrestore(&ccache_lock, flags);
+		erased += CCACHE_LOCK_BATCH - budget;
+		ccache_entries_put(llist_del_all(&held));
+		if (how & CCACHE_DROP_RESCHED)
+			cond_resched();
+	} while (!budget);
 	return erased;
+}
+
+/*
+ * Walk the records of one superblock, or of all when @sb is NULL, one hash
+ * bucket at a time (ccache_drop_list()), doing what @how says (a forget
+ * forgets the files' poison and invalidations in flight,
+ * ccache_inode_forget()).  The caller holds a drop (ccache_drop_hold()):
+ * nothing is captured or served until it releases it, so entries of
+ * buckets not reached yet are never served and none is added behind the
+ * walk.  A walk of all erases the zombies too, which nobody reaches.
+ * Return: how many entries were erased.
+ */
+static unsigned long ccache_drop_walk(struct super_block *sb, unsigned int how)
+{
+	unsigned long erased = 0;
+	unsigned int bkt;
+
+	for (bkt = 0; bkt < 1U << ccache_inodes_bits; bkt++)
+		erased += ccache_drop_list(&ccache_inodes[bkt], sb, how);
+	if (!sb)
+		erased += ccache_drop_list(&ccache_zombies, NULL, how);
+	return erased;
+}
+
+/*
+ * Erase the zombies (ccache_inode_regenerate()).  No drop is held: no
+ * lookup finds their entries, and no capture adds to them.
+ */
+static void ccache_zombie_work(struct work_struct *work)
+{
+	ccache_drop_list(&ccache_zombies, NULL,
+			 CCACHE_DROP_ERASE | CCACHE_DROP_RESCHED);
 }
 
 /*
@@ -1241,6 +1312,8 @@ void ccache_store_exit(void)
 	/* tasks between the atomic_dec() and the return */
 	if (READ_ONCE(ccache_sb_drops_used))
 		synchronize_rcu_tasks();
+	/* no lookup runs now, so no zombie is added after this */
+	cancel_work_sync(&ccache_zombie_worker);
 	if (ccache_inodes)	/* forgets and frees every record */
 		ccache_drop_matching(NULL, CCACHE_DROP_FORGET |
 				     CCACHE_DROP_RESCHED);

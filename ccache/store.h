@@ -45,8 +45,10 @@
  * A file's generation can change while it lives, with no invalidation
  * (ext4's EXT4_IOC_SETVERSION), and change back: so there is one record
  * per (superblock, inode number), and a lookup under another generation
- * erases the record's entries and moves it to the generation asked for.
- * Entries of a past file or past generation are never served.
+ * puts a new record for the generation asked for in its place, with its
+ * state; the old one's entries, which no lookup reaches any more, are
+ * erased in batches by a worker.  Entries of a past file or past
+ * generation are never served.
  *
  * A change already running when the module loads is never seen by the
  * hooks; capture makes no record for a file whose i_rwsem is held

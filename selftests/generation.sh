@@ -42,10 +42,25 @@ cc_snap back
 run_check "the file reads back as its model" "$CCFILE" verify -m read $f
 check_eq "nothing was served: neither generation's pages fit (hits)" \
 	"$(cc_data_hits back)" 0
+check "the old generations' entries were erased (stored_pages)" \
+	cc_poll 50 cc_store_empty
 cc_evict $f
 cc_snap again
 run_check "evicted once more, it reads back as its model (mmap)" \
 	"$CCFILE" verify -m mmap $f
 check_gt "and was served by ccache (hits)" "$(cc_delta again hits)" 0
+
+# No record to spare (fault_inject=inode): the lookup empties the record
+# itself.
+cc_evict $f
+check_gt "stored again" "$(cc_stat stored_pages)" 0
+check "set another generation" "$CCFILE" generation $f $((gen + 1))
+check "records cannot be allocated (fault_inject=inode)" \
+	sh -c "echo inode > /sys/module/ccache/parameters/fault_inject"
+cc_snap nospare
+run_check "the file reads back as its model" "$CCFILE" verify -m read $f
+echo none > /sys/module/ccache/parameters/fault_inject
+check_eq "nothing was served (hits)" "$(cc_data_hits nospare)" 0
+check "the lookup erased the entries (stored_pages)" cc_store_empty
 check "rmmod ccache" /sbin/rmmod ccache
 tap_done
