@@ -25,15 +25,16 @@ mkdir -p "$dir/logs"
 # web1 reading its disk 0.5 times per response and web2 0.25 times, with
 # 30 hits and 10 misses each, and web1 dropping 40 pages for a full
 # staging area; web1's CPU idle or in iowait 150 of 1,000 ticks, web2's
-# 200 ticks in the 10 s between its marks (a run before cpu_busy)
+# 200 ticks in the 10 s between its marks (a run before cpu_busy); web1
+# compressing for 0.6 s and decompressing for 0.3 s
 fake() {
 	local ok=$(($2 * 10)) f=$dir/logs/$1.cluster s
 	{
 		for s in web1 web2; do
-			echo "CLUSTER-MARK phase=start server=$s t=1 disk_ios=100 disk_kib=1000 hits=5 misses=5 captures=0 reject_staging_full=2 reject_pool_limit=0 shrinker_frees=0 stored_pages=0 mem_used=0 cached_kib=1024 cpu_idle=0 cpu_iowait=0 cpu_busy=0"
+			echo "CLUSTER-MARK phase=start server=$s t=1 disk_ios=100 disk_kib=1000 hits=5 misses=5 captures=0 reject_staging_full=2 reject_pool_limit=0 shrinker_frees=0 stored_pages=0 mem_used=0 cached_kib=1024 cpu_idle=0 cpu_iowait=0 cpu_busy=0 compress_ns=0 decompress_ns=0"
 		done
 		echo "CLUSTER-HAPROXY phase=start web1=7 web2=9"
-		echo "CLUSTER-MARK phase=end server=web1 t=11 disk_ios=$((100 + ok / 4)) disk_kib=$((1000 + ok * 2)) hits=35 misses=15 captures=9 reject_staging_full=42 reject_pool_limit=0 shrinker_frees=0 stored_pages=256 mem_used=1048576 cached_kib=2048 cpu_idle=100 cpu_iowait=50 cpu_busy=850"
+		echo "CLUSTER-MARK phase=end server=web1 t=11 disk_ios=$((100 + ok / 4)) disk_kib=$((1000 + ok * 2)) hits=35 misses=15 captures=9 reject_staging_full=42 reject_pool_limit=0 shrinker_frees=0 stored_pages=256 mem_used=1048576 cached_kib=2048 cpu_idle=100 cpu_iowait=50 cpu_busy=850 compress_ns=600000000 decompress_ns=300000000"
 		echo "CLUSTER-MARK phase=end server=web2 t=11 disk_ios=$((100 + ok / 8)) disk_kib=$((1000 + ok)) hits=35 misses=15 captures=9 stored_pages=256 mem_used=1048576 cached_kib=2048 cpu_idle=200 cpu_iowait=0"
 		echo "CLUSTER-HAPROXY phase=end web1=$((7 + ok / 2)) web2=$((9 + ok / 2))"
 		echo "CLUSTER phase=measured requests=$((ok + $3)) bytes=1 errors=$3 mismatches=$4 seconds=10.000 rps=0 p99_ms=50.0"
@@ -104,6 +105,14 @@ check_eq "web1's CPU idle or in iowait: 150 of 1000 ticks" \
 	"$(cell 'Each server' hashing 'CPU idle or iowait' web1)" 0.15
 check_eq "web2's, without busy ticks: 200 of 10 s at 100 a second" \
 	"$(cell 'Each server' hashing 'CPU idle or iowait' web2)" 0.20
+# hashing's web1 answers 750, 605 and 650 (uri.1, uri.2, uri.3)
+check_eq "web1's busy CPU per response: 8.5 s over 650, the median" \
+	"$(cell 'Each server' hashing 'CPU ms/req' web1)" 13.1
+check_eq "of which ccache's (de)compression: 0.9 s over 650" \
+	"$(cell 'Each server' hashing 'ccache (de)compression ms/req' web1)" 1.38
+check_eq "web2 recorded neither: -" \
+	"$(cell 'Each server' hashing 'CPU ms/req' web2):$(cell 'Each server' \
+	hashing 'ccache (de)compression ms/req' web2)" -:-
 check_eq "the leaving server's URIs moved, and only they" \
 	"$(cell 'A server leaves and comes back' uri.1 'moved while web2 out'):$(cell \
 	'A server leaves and comes back' uri.1 'of them from another server')" 2:0

@@ -84,6 +84,11 @@ def cpu_waiting(r, server):
     return ratio(sum(waiting), 100 * (delta(r, server, 't') or 0))
 
 
+def ms_per(count, req, unit):
+    """@count of @unit milliseconds, per one of @req; None if unknown."""
+    return None if count is None or not req else count * unit / req
+
+
 def per_server(r):
     """Each server's figures over the measured phase."""
     out = {}
@@ -93,6 +98,7 @@ def per_server(r):
         ios, kib = delta(r, s, 'disk_ios'), delta(r, s, 'disk_kib')
         hits, misses = delta(r, s, 'hits'), delta(r, s, 'misses')
         end = r['mark'].get(('end', s), {})
+        cns, dns = delta(r, s, 'compress_ns'), delta(r, s, 'decompress_ns')
         # why pages ccache saw evicted were not there to serve: dropped
         # for a full staging area, refused at the pool's limit, or given
         # back to reclaim (None from runs that did not record them)
@@ -101,6 +107,11 @@ def per_server(r):
             'pool_limit': delta(r, s, 'reject_pool_limit'),
             'shrinker_frees': delta(r, s, 'shrinker_frees'),
             'cpu_waiting': cpu_waiting(r, s),
+            # CPU per response: busy ticks (USER_HZ, 10 ms), and the part
+            # of it ccache's compressions and decompressions took
+            'cpu_ms_per_req': ms_per(delta(r, s, 'cpu_busy'), req, 10),
+            'codec_ms_per_req': ms_per(None if cns is None or dns is None
+                                       else cns + dns, req, 1e-6),
             'requests': req,
             'disk_reads_per_req': ratio(ios, req),
             'disk_kib_per_req': ratio(kib, req),
@@ -307,18 +318,22 @@ def main(outdir, prefix=''):
             rows.append([label(env, c), s, m('requests'), m('disk_reads_per_req'),
                          m('disk_kib_per_req'), m('hit_ratio'), m('page_cache_mib'),
                          m('stored_mib'), m('pool_mib'), m('staging_full'),
-                         m('pool_limit'), m('shrinker_frees'), m('cpu_waiting')])
+                         m('pool_limit'), m('shrinker_frees'), m('cpu_waiting'),
+                         m('cpu_ms_per_req'), m('codec_ms_per_req')])
     md.append(wb.table(['configuration', 'server', 'responses', 'disk reads/req',
                         'disk KiB/req', 'ccache hit ratio', 'page cache MiB',
                         'stored MiB', 'pool MiB', 'staging full', 'pool limit',
-                        'shrinker frees', 'CPU idle or iowait'], rows))
+                        'shrinker frees', 'CPU idle or iowait', 'CPU ms/req',
+                        'ccache (de)compression ms/req'], rows))
     md.append('Medians over the repetitions, measured phase; page cache, stored and pool at '
               "its end.  hit ratio: ccache's hits / (hits + misses).  staging full, pool "
               'limit: pages ccache dropped because its staging area was full (compression '
               'behind), and refused at its limit; shrinker frees: entries given back to '
               'reclaim (pages; - from runs that did not record them).  CPU idle or iowait: '
               "the share of the server's CPU time idle or waiting for I/O; near 0 its CPU, "
-              'not its disk, was the limit.\n')
+              'not its disk, was the limit.  CPU ms/req: its busy CPU time per response; '
+              "ccache (de)compression ms/req: the part of it ccache's offload backends "
+              'spent compressing and decompressing (- from runs that did not record it).\n')
     leave_rows = []
     for c in configs:
         for r in runs[c]:
@@ -353,7 +368,7 @@ def main(outdir, prefix=''):
                     'mismatches', 'server', 'responses', 'disk_reads_per_req',
                     'disk_kib_per_req', 'hit_ratio', 'page_cache_mib', 'stored_mib',
                     'pool_mib', 'staging_full', 'pool_limit', 'shrinker_frees',
-                    'cpu_waiting'])
+                    'cpu_waiting', 'cpu_ms_per_req', 'codec_ms_per_req'])
         for c in configs:
             for r in runs[c]:
                 for s, d in sorted(r.servers.items()):
@@ -362,7 +377,8 @@ def main(outdir, prefix=''):
                                 d['disk_kib_per_req'], d['hit_ratio'],
                                 d['page_cache_mib'], d['stored_mib'], d['pool_mib'],
                                 d['staging_full'], d['pool_limit'],
-                                d['shrinker_frees'], d['cpu_waiting']])
+                                d['shrinker_frees'], d['cpu_waiting'],
+                                d['cpu_ms_per_req'], d['codec_ms_per_req']])
     # an error status is the cluster's answer (HAProxy's 504 after its
     # 30 s server timeout): counted, not a failure of the run
     failed = [r.name for c in configs for r in runs[c]
