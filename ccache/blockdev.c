@@ -211,26 +211,40 @@ static void ccache_bdev_page_read(struct block_device *bdev, struct page *page,
 	xa_unlock_irqrestore(&ccache_bdev_marks, flags);
 }
 
-/* Forget the marks of pages @first..@last of @dev; returns how many. */
+/*
+ * Forget the marks of pages @first..@last of @dev, CCACHE_LOCK_BATCH at
+ * most under one hold of the marks' lock, with interrupts on in between:
+ * an unmount forgets every mark of its device, one per page of the
+ * device's that was read and is still cached or stored.  Returns how
+ * many.
+ */
 static unsigned long ccache_marks_erase(dev_t dev, pgoff_t first, pgoff_t last)
 {
-	unsigned long start = ccache_mark_index(dev, first), index, flags, n = 0;
+	unsigned long start = ccache_mark_index(dev, first), index, end;
+	unsigned long flags, batch, n = 0;
 	void *mark;
 
 	/*
 	 * A mark set after this look is a read's that began after the write
 	 * did: the write's completion erases it, or came before the read.
+	 * So is one set between two batches, behind the walk.
 	 */
 	if ((!start && first) || xa_empty(&ccache_bdev_marks))
 		return 0;
-	last = min_t(pgoff_t, last, U32_MAX);
-	xa_lock_irqsave(&ccache_bdev_marks, flags);
-	xa_for_each_range(&ccache_bdev_marks, index, mark, start,
-			  ccache_mark_index(dev, last)) {
-		__xa_erase(&ccache_bdev_marks, index);
-		n++;
-	}
-	xa_unlock_irqrestore(&ccache_bdev_marks, flags);
+	end = ccache_mark_index(dev, min_t(pgoff_t, last, U32_MAX));
+	do {
+		batch = 0;
+		xa_lock_irqsave(&ccache_bdev_marks, flags);
+		xa_for_each_range(&ccache_bdev_marks, index, mark, start, end) {
+			__xa_erase(&ccache_bdev_marks, index);
+			if (++batch == CCACHE_LOCK_BATCH)
+				break;
+		}
+		xa_unlock_irqrestore(&ccache_bdev_marks, flags);
+		n += batch;
+		/* on after the last one erased */
+		start = index + 1;
+	} while (batch == CCACHE_LOCK_BATCH && index < end);
 	return n;
 }
 
@@ -412,21 +426,34 @@ static void ccache_bdev_read(struct bio *bio)
 	ccache_orig_submit_bio(bio);
 }
 
+/*
+ * Forget the marks of pages @from..@to of partition @part, and set @key to
+ * the store's file of the partition's pages.  Return: false when nothing
+ * of any device was stored yet (@key is not set).
+ */
+static bool ccache_bdev_unmark(struct block_device *part, pgoff_t from,
+			       pgoff_t to, struct ccache_key *key)
+{
+	struct super_block *bdev_sb = READ_ONCE(ccache_bdev_sb);
+
+	ccache_marks_erase(part->bd_dev, from, to);
+	if (!bdev_sb)
+		return false;
+	*key = (struct ccache_key) {
+		.sb = bdev_sb, .ino = part->bd_dev,
+		.generation = (u32)part->bd_disk->diskseq,
+	};
+	return true;
+}
+
 /* Erase pages @from..@to of partition @part: marks first, then entries. */
 static void ccache_bdev_erase_pages(struct block_device *part, pgoff_t from,
 				    pgoff_t to)
 {
-	struct super_block *bdev_sb = READ_ONCE(ccache_bdev_sb);
 	struct ccache_key key;
 
-	ccache_marks_erase(part->bd_dev, from, to);
-	if (!bdev_sb)
-		return;
-	key = (struct ccache_key) {
-		.sb = bdev_sb, .ino = part->bd_dev,
-		.generation = (u32)part->bd_disk->diskseq,
-	};
-	ccache_stat_add(invalidations, ccache_erase_file(&key, from, to));
+	if (ccache_bdev_unmark(part, from, to, &key))
+		ccache_stat_add(invalidations, ccache_erase_file(&key, from, to));
 }
 
 /*
@@ -456,21 +483,26 @@ static void ccache_bdev_erase(struct gendisk *disk, sector_t start,
 
 /**
  * ccache_bdev_unmounted() - a filesystem is being unmounted: forget its
- * device's pages
+ * device's marks, and name the file of its pages for the caller to erase
  * @sb: its superblock, no longer active
+ * @key: set to the store's file of the device's pages
  *
  * Once no filesystem of ours holds the device, its content may change
  * with no bio this kernel sees (ccache_bdev_allowed()): a loop device's
  * backing file checked and repaired, a shared disk written by another
  * host.  The capture probe looks at the hold again under ccache_lock, so
- * a capture that began before the unmount is erased here or refused.
+ * a capture that began before the unmount is erased with the file or
+ * refused.  The caller holds a drop (nothing is served) until the file is
+ * erased: the unmount's drop, which erases it with its filesystem's
+ * (ccache_drop_sb()); @key holds numbers only, and outlives the device.
  *
  * Context: the unmount's hooks (hooks.c), preemption off.
+ * Return: true when @key was set (pages of the device may be stored).
  */
-void ccache_bdev_unmounted(struct super_block *sb)
+bool ccache_bdev_unmounted(struct super_block *sb, struct ccache_key *key)
 {
-	if (sb->s_bdev && READ_ONCE(ccache_bdev_seen))
-		ccache_bdev_erase_pages(sb->s_bdev, 0, ULONG_MAX);
+	return sb->s_bdev && READ_ONCE(ccache_bdev_seen) &&
+	       ccache_bdev_unmark(sb->s_bdev, 0, ULONG_MAX, key);
 }
 
 /* A write, discard or zeroing: erase what it covers, then submit it. */

@@ -259,14 +259,16 @@ static bool ccache_sb_args(struct pt_regs *regs, struct ccache_inval *inv)
 /* drop_caches: the inodes live on, and so do their poison and marks */
 static void ccache_sb_empty(struct ccache_inval *inv)
 {
-	ccache_drop_sb(inv->key.sb, false);
+	ccache_drop_sb(inv->key.sb, false, NULL);
 }
 
 /* unmount: its inodes are gone, and its device is no longer ours */
 static void ccache_sb_forget(struct ccache_inval *inv)
 {
-	ccache_drop_sb(inv->key.sb, true);
-	ccache_bdev_unmounted(inv->key.sb);
+	struct ccache_key dev;
+
+	ccache_drop_sb(inv->key.sb, true,
+		       ccache_bdev_unmounted(inv->key.sb, &dev) ? &dev : NULL);
 }
 
 static struct ccache_hook ccache_hooks[] = {

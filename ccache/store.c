@@ -822,6 +822,32 @@ static void ccache_inode_forget(struct ccache_inode *ci)
 	ci->invalidating = 0;
 }
 
+/*
+ * ccache_erase_file(), rescheduling between batches if @resched (the
+ * caller may sleep).
+ */
+static unsigned long __ccache_erase_file(const struct ccache_key *key,
+					 pgoff_t first, pgoff_t last,
+					 bool resched)
+{
+	struct ccache_inode *ci;
+	unsigned long flags, n, total = 0;
+	LLIST_HEAD(held);
+
+	do {
+		spin_lock_irqsave(&ccache_lock, flags);
+		ci = ccache_inode_lookup(key);
+		n = ci ? ccache_erase_some(ci, first, last, CCACHE_LOCK_BATCH,
+					   &held) : 0;
+		spin_unlock_irqrestore(&ccache_lock, flags);
+		ccache_entries_put(llist_del_all(&held));
+		total += n;
+		if (resched)
+			cond_resched();
+	} while (n == CCACHE_LOCK_BATCH);
+	return total;
+}
+
 /**
  * ccache_erase_file() - erase a file's entries for pages @first to @last
  * @key: the file
@@ -839,20 +865,7 @@ static void ccache_inode_forget(struct ccache_inode *ci)
 unsigned long ccache_erase_file(const struct ccache_key *key,
 				pgoff_t first, pgoff_t last)
 {
-	struct ccache_inode *ci;
-	unsigned long flags, n, total = 0;
-	LLIST_HEAD(held);
-
-	do {
-		spin_lock_irqsave(&ccache_lock, flags);
-		ci = ccache_inode_lookup(key);
-		n = ci ? ccache_erase_some(ci, first, last, CCACHE_LOCK_BATCH,
-					   &held) : 0;
-		spin_unlock_irqrestore(&ccache_lock, flags);
-		ccache_entries_put(llist_del_all(&held));
-		total += n;
-	} while (n == CCACHE_LOCK_BATCH);
-	return total;
+	return __ccache_erase_file(key, first, last, false);
 }
 
 /**
@@ -1063,16 +1076,24 @@ static void ccache_zombie_work(struct work_struct *work)
 }
 
 /*
- * Erase @sb's entries (NULL: all), doing what @how adds, end the drop the
- * caller holds and trace it; @dev: @sb's device (@sb may be gone by now),
- * @forgot: the files' state went too, here or before.
+ * Erase @sb's entries (NULL: all), doing what @how adds, and the file
+ * @also unless it is NULL, end the drop the caller holds and trace it;
+ * @dev: @sb's device (@sb may be gone by now), @forgot: the files' state
+ * went too, here or before.
  */
 static void ccache_drop_end(struct super_block *sb, dev_t dev,
-			    unsigned int how, bool forgot)
+			    unsigned int how, bool forgot,
+			    const struct ccache_key *also)
 {
-	unsigned long erased;
+	unsigned long erased, n;
 
 	erased = ccache_drop_walk(sb, how | CCACHE_DROP_ERASE);
+	if (also) {
+		n = __ccache_erase_file(also, 0, ULONG_MAX,
+					how & CCACHE_DROP_RESCHED);
+		ccache_stat_add(invalidations, n);
+		erased += n;
+	}
 	ccache_drop_release();
 	trace_ccache_drop(dev, forgot, erased, how & CCACHE_DROP_RESCHED);
 }
@@ -1081,7 +1102,8 @@ static void ccache_drop_end(struct super_block *sb, dev_t dev,
 static void ccache_drop_matching(struct super_block *sb, unsigned int how)
 {
 	ccache_drop_hold();
-	ccache_drop_end(sb, sb ? sb->s_dev : 0, how, how & CCACHE_DROP_FORGET);
+	ccache_drop_end(sb, sb ? sb->s_dev : 0, how, how & CCACHE_DROP_FORGET,
+			NULL);
 }
 
 /*
@@ -1106,6 +1128,7 @@ struct ccache_sb_drop {
 	struct super_block *sb;	/* a key only: it may be freed by then */
 	dev_t dev;		/* its device, for the trace */
 	bool unmount;
+	struct ccache_key also;	/* another file to erase; .sb NULL: none */
 };
 
 static atomic_t ccache_sb_drops_pending = ATOMIC_INIT(0);
@@ -1116,7 +1139,8 @@ static void ccache_sb_drop_work(struct callback_head *work)
 	struct ccache_sb_drop *d = container_of(work, struct ccache_sb_drop,
 						 work);
 
-	ccache_drop_end(d->sb, d->dev, CCACHE_DROP_RESCHED, d->unmount);
+	ccache_drop_end(d->sb, d->dev, CCACHE_DROP_RESCHED, d->unmount,
+			d->also.sb ? &d->also : NULL);
 	kfree(d);
 	atomic_dec(&ccache_sb_drops_pending);
 }
@@ -1127,7 +1151,8 @@ static void ccache_sb_drop_work(struct callback_head *work)
  * io_uring worker may not go back to user space for long; the task is
  * past its last task_work; no memory), for the caller to erase at once.
  */
-static bool ccache_drop_sb_later(struct super_block *sb, bool unmount)
+static bool ccache_drop_sb_later(struct super_block *sb, bool unmount,
+				 const struct ccache_key *also)
 {
 	struct ccache_sb_drop *d;
 
@@ -1140,6 +1165,7 @@ static bool ccache_drop_sb_later(struct super_block *sb, bool unmount)
 	d->sb = sb;
 	d->dev = sb->s_dev;
 	d->unmount = unmount;
+	d->also = also ? *also : (struct ccache_key) {};
 	init_task_work(&d->work, ccache_sb_drop_work);
 	atomic_inc(&ccache_sb_drops_pending);
 	if (!task_work_add(current, &d->work, TWA_RESUME)) {
@@ -1156,6 +1182,8 @@ static bool ccache_drop_sb_later(struct super_block *sb, bool unmount)
  * @sb: its superblock
  * @forget: it is being unmounted: forget its files' state too (their
  *	    inodes are gone); false for drop_caches
+ * @also: another file to erase before the drop ends (an unmount's device's
+ *	  own pages, ccache_bdev_unmounted()), or NULL
  *
  * The erase runs when the calling task returns to user space, with
  * reschedules, and nothing is captured or served until then (see struct
@@ -1164,13 +1192,14 @@ static bool ccache_drop_sb_later(struct super_block *sb, bool unmount)
  *
  * Context: any (the hooks: no sleeping); takes ccache_lock.
  */
-void ccache_drop_sb(struct super_block *sb, bool forget)
+void ccache_drop_sb(struct super_block *sb, bool forget,
+		    const struct ccache_key *also)
 {
 	ccache_drop_hold();
 	if (forget)
 		ccache_drop_walk(sb, CCACHE_DROP_FORGET);
-	if (!ccache_drop_sb_later(sb, forget))
-		ccache_drop_end(sb, sb->s_dev, 0, forget);
+	if (!ccache_drop_sb_later(sb, forget, also))
+		ccache_drop_end(sb, sb->s_dev, 0, forget, also);
 }
 
 /**

@@ -209,7 +209,8 @@ void ccache_invalidate_begin(const struct ccache_key *key, pgoff_t first,
 void ccache_invalidate_end(const struct ccache_key *key, pgoff_t first,
 			   pgoff_t last);
 void ccache_drop_inode(const struct ccache_key *key);
-void ccache_drop_sb(struct super_block *sb, bool forget);
+void ccache_drop_sb(struct super_block *sb, bool forget,
+		    const struct ccache_key *also);
 void ccache_drop_all(void);
 void ccache_flush(void);
 bool ccache_store_dropping(void);
@@ -333,7 +334,7 @@ int ccache_bdev_init(void);
 void ccache_bdev_exit(void);
 bool ccache_bdev_allowed(struct inode *inode);
 void ccache_bdev_verify(struct folio *folio);
-void ccache_bdev_unmounted(struct super_block *sb);
+bool ccache_bdev_unmounted(struct super_block *sb, struct ccache_key *key);
 bool ccache_bdev_evicted(struct folio *folio);
 
 /* hooks.c; how far past a function's start ftrace may report it: ENDBR64 */

@@ -45,6 +45,8 @@ cc_snap unmount
 check "unmount it" umount $tree
 check_gt "the unmount erased them (invalidations)" \
 	"$(cc_delta unmount invalidations)" 0
+check_eq "the store is empty when umount returns (stored_pages)" \
+	"$(cc_stat stored_pages)" 0
 
 check "attach the same file to /dev/loop1" losetup /dev/loop1 $back/img
 check "mount /dev/loop1" mount -t ext4 /dev/loop1 $other
