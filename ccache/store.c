@@ -262,6 +262,25 @@ void ccache_key_of(struct inode *inode, struct ccache_key *key)
 }
 
 /*
+ * A new record for @key, counted but in no list: from the reserve, or
+ * allocated with GFP_NOWAIT (fault site "inode").  Return: the record, or
+ * NULL when none could be had.
+ */
+static struct ccache_inode *ccache_inode_new(const struct ccache_key *key)
+{
+	struct ccache_inode *ci;
+
+	ci = ccache_fault(CCACHE_FAULT_INODE) ? NULL :
+	     ccache_reserve_get(&ccache_inode_reserve);
+	if (!ci)
+		return NULL;
+	*ci = (struct ccache_inode) { .key = *key };
+	xa_init(&ci->entries);
+	ccache_stat_inc(inodes);
+	return ci;
+}
+
+/*
  * @ci was last used under another generation: a past file of that inode
  * number, or this file before its generation changed (a block device's:
  * a new disk or medium).  Its pages may differ from this file's.  A new
@@ -280,8 +299,8 @@ static struct ccache_inode *ccache_inode_regenerate(struct ccache_inode *ci,
 	struct ccache_inode *fresh = NULL;
 	unsigned long n = ci->nr_entries;
 
-	if (n && !ccache_fault(CCACHE_FAULT_INODE))
-		fresh = ccache_reserve_get(&ccache_inode_reserve);
+	if (n)
+		fresh = ccache_inode_new(key);
 	trace_ccache_invalidate(&ci->key, 0, ULONG_MAX, n);
 	ccache_stat_add(invalidations, n);
 	if (!fresh) {
@@ -290,16 +309,11 @@ static struct ccache_inode *ccache_inode_regenerate(struct ccache_inode *ci,
 		ci->epoch++;
 		return ci;
 	}
-	*fresh = (struct ccache_inode) {
-		.key = *key,
-		.epoch = ci->epoch + 1,
-		.invalidating = ci->invalidating,
-		.poisoned = ci->poisoned,
-	};
-	xa_init(&fresh->entries);
+	fresh->epoch = ci->epoch + 1;
+	fresh->invalidating = ci->invalidating;
+	fresh->poisoned = ci->poisoned;
 	hlist_add_before(&fresh->hash, &ci->hash);
 	hlist_del(&ci->hash);
-	ccache_stat_inc(inodes);
 	ci->epoch++;
 	ci->invalidating = 0;
 	ci->poisoned = false;
@@ -353,15 +367,9 @@ struct ccache_inode *ccache_inode_get_or_create(const struct ccache_key *key)
 
 	if (ci)
 		return ci;
-	ci = ccache_fault(CCACHE_FAULT_INODE) ? NULL :
-	     ccache_reserve_get(&ccache_inode_reserve);
-	if (!ci)
-		return NULL;
-	memset(ci, 0, sizeof(*ci));
-	ci->key = *key;
-	xa_init(&ci->entries);
-	hlist_add_head(&ci->hash, ccache_inode_bucket(key));
-	ccache_stat_inc(inodes);
+	ci = ccache_inode_new(key);
+	if (ci)
+		hlist_add_head(&ci->hash, ccache_inode_bucket(key));
 	return ci;
 }
 
