@@ -49,6 +49,7 @@
 # usage: web-bench.sh [--quick] [-r REPS] [-m RAM_MIB] [-z ZIPF] [-c CONNS]
 #                     [-k REQS] [-s CONFIG,...] [-o DIR] [--recalibrate]
 #                     [--verify-all] [--cluster N] [--full-disk] [-A TREE]
+#                     [--profile]
 #   --quick        plain kernel at R, ccache and dm-cache on zram at 40%
 #                  of RAM, one repetition, short phases
 #                  (about 10 minutes); else the full run (about 65)
@@ -72,6 +73,11 @@
 #                  built for the same kernel) in the configuration cc-alt
 #                  (with --cluster, uri-ccalt), ccache's default settings:
 #                  a change measured against this tree's module in one run
+#   --profile      with --cluster, perf's flat profile of each server's CPU
+#                  (cpu-clock samples of the whole guest, kernel and
+#                  module symbols) over the measured phase, in
+#                  logs/RUN.webI.profile (needs perf on the host: the
+#                  guest runs the host's, Debian's linux-perf)
 # Needs ccache.ko built for the guests' kernel (CCDEV_KVER, by default the
 # newest 6.1: make KVER=6.1), and nginx, apache2, lzop,
 # dmsetup, python3-matplotlib (and haproxy for --cluster) on the host
@@ -137,7 +143,7 @@ usage() {
 	exit 2
 }
 quick=0 reps='' mem=256 zipf=0.8 conns=64 session=100 only='' out='' recal=0 verify_all=0
-cluster=0 alt='' full_disk=0
+cluster=0 alt='' full_disk=0 profile=0
 # vCPUs of the single guest (make bench-web) and of each cluster server
 bench_cpus=2 cl_cpus=1
 while [[ $# -gt 0 ]]; do
@@ -146,6 +152,7 @@ while [[ $# -gt 0 ]]; do
 	--recalibrate) recal=1 ;;
 	--verify-all) verify_all=1 ;;
 	--full-disk) full_disk=1 ;;
+	--profile) profile=1 ;;
 	-r | -m | -z | -c | -k | -s | -o | -A | --cluster)
 		[[ $# -ge 2 ]] || usage
 		case $1 in
@@ -225,6 +232,12 @@ done
 nginx=$(PATH=$PATH:/usr/sbin command -v nginx)
 apache=$(PATH=$PATH:/usr/sbin command -v apache2)
 dmsetup=$(PATH=$PATH:/usr/sbin:/sbin command -v dmsetup)
+perf=()
+if [[ $profile == 1 ]]; then
+	[[ $cluster != 0 ]] || die "--profile needs --cluster"
+	perf=("$(readlink -f "$(command -v perf)")") ||
+		die "--profile needs perf (apt install linux-perf)"
+fi
 py=python3
 [[ ! -x /usr/bin/python3 ]] || py=/usr/bin/python3	# Debian's, with matplotlib
 release=${CCDEV_KVER:-$("$top/tools/kernels.sh" resolve 6.1)}
@@ -363,14 +376,14 @@ fs_image ext4 "${data_mib}M" "$work/data.img" "$work/data"
 # webload, the manifests and the configurations
 t=$work/tools
 mkdir -p "$t/lib" "$t/lib64" "$t/usr/sbin" "$t/usr/lib/apache2/modules" "$t/bench" "$t/conf"
-cp "$nginx" "$apache" "$dmsetup" "$t/usr/sbin/"
+cp "$nginx" "$apache" "$dmsetup" "${perf[@]}" "$t/usr/sbin/"
 copy_modules "$t" "$("$top/tools/kernels.sh" guest "$release")" "$release" zram dm-cache-smq
 mods=()
 for m in mpm_event authz_core mime; do
 	mods+=("/usr/lib/apache2/modules/mod_$m.so")
 done
 cp "${mods[@]}" "$t/usr/lib/apache2/modules/"
-for lib in $(ldd "$nginx" "$apache" "$dmsetup" "${mods[@]}" |
+for lib in $(ldd "$nginx" "$apache" "$dmsetup" "${perf[@]}" "${mods[@]}" |
 	awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\/.*ld-linux/ { print $1 }' | sort -u); do
 	case $lib in
 	*/ld-linux*) cp -L "$lib" "$t/lib64/" ;;
@@ -606,6 +619,7 @@ cluster() {
 		servers+=("web$i=${ports[i - 1]}")
 		share=''
 		[[ $balance != uri* ]] || share=" wb_share=share-web$i"
+		[[ $profile == 0 ]] || share+=" wb_perf=$cl_warm:$cl_secs"
 		rm -f "$work/qmp$i.sock"
 		throttle_start "$run.web$i" "$work/qmp$i.sock" "$out/logs/$run.web$i.log"
 		(
