@@ -27,6 +27,14 @@
  *     checks), whose mapping is not being torn down; or to an allowed
  *     block device, marked as holding what the disk holds (blockdev.c);
  *   - no invalidation is in flight on the file and it is not poisoned.
+ *
+ * A page served from an entry that was kept (store.h, struct ccache_entry,
+ * step 3a) is not compressed again when it leaves: the probe copies it as
+ * usual, and the publish worker compares the copy with the kept entry's
+ * data (ccache_publish_verify()), a decompression and a memcmp() instead
+ * of a compression and an allocation in the pool.  The comparison, not a
+ * hook on every way a page can change, is what makes the kept entry the
+ * page's copy: a page written while cached fails it and is dropped.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -39,6 +47,7 @@
 #include <linux/pagemap.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
 #include <linux/workqueue.h>
@@ -55,6 +64,9 @@ static LLIST_HEAD(ccache_done_stages);
 static bool ccache_capture_stopping;
 
 static struct workqueue_struct *ccache_wq;
+/* The publish worker's, for ccache_publish_verify(): a page, a buffer. */
+static struct page *ccache_verify_page;
+static void *ccache_verify_buf;
 static void ccache_publish_work(struct work_struct *work);
 static DECLARE_DELAYED_WORK(ccache_publish_worker, ccache_publish_work);
 
@@ -243,6 +255,7 @@ static bool ccache_inode_busy(struct inode *inode)
 }
 
 static void ccache_capture_done(struct kspu_job *job);
+static void ccache_stage_done(struct ccache_stage *stage);
 
 /*
  * Count @nr pages of @key from @index on as not kept, for @why.  Pages the
@@ -298,6 +311,7 @@ static bool ccache_capture_page(struct ccache_inode *ci, struct folio *folio,
 
 	stage->tag = ccache_page_tag(&ci->key, folio->index + i);
 	stage->tries = 0;
+	stage->verify = false;
 	/*
 	 * A new entry gets a second chance against the shrinker and LRU
 	 * eviction, as zswap gives its new entries (6.8 on): reclaim calls
@@ -324,10 +338,47 @@ static bool ccache_capture_page(struct ccache_inode *ci, struct folio *folio,
 	return true;
 }
 
+/*
+ * @folio, of one page, leaves again with the entry it was served from
+ * still kept in @ci (ccache_serve_folio()), under the cgroup record
+ * @memcg: copy it for the publish worker to compare
+ * (ccache_publish_verify()) instead of capturing it.  Return: the stage
+ * to hand to the worker once ccache_lock is dropped, or NULL: capture it.
+ * Context: ccache_lock held.
+ */
+static struct ccache_stage *ccache_capture_kept(struct ccache_inode *ci,
+						struct folio *folio, int memcg)
+{
+	struct ccache_stage *stage;
+	struct ccache_entry *e;
+	void *src;
+
+	if (folio_nr_pages(folio) != 1)
+		return NULL;
+	e = xa_load(&ci->entries, folio->index);
+	if (!e || !e->kept || e->memcg != memcg)
+		return NULL;
+	stage = ccache_staging_get();
+	if (!stage)
+		return NULL;
+	src = kmap_local_folio(folio, 0);
+	memcpy(stage->page, src, PAGE_SIZE);
+	kunmap_local(src);
+	stage->tag = ccache_page_tag(&ci->key, folio->index);
+	stage->tries = 0;
+	stage->verify = true;
+	stage->epoch = ci->epoch;
+	stage->job = (struct kspu_job) { .priv = e };
+	kref_get(&e->ref);		/* the stage's */
+	ccache_kept_verify(e, 1 + folio_test_workingset(folio));
+	return stage;
+}
+
 static void ccache_capture_probe(void *data, struct folio *folio)
 {
 	struct kspu_job **jobs = this_cpu_ptr(&ccache_capture_batch)->jobs;
 	struct address_space *mapping = folio->mapping;
+	struct ccache_stage *kept = NULL;
 	unsigned int taken, captured = 0, dropped = 0, nr = folio_nr_pages(folio);
 	enum ccache_reject why = CCACHE_REJECT_POLICY;
 	struct ccache_inode *ci;
@@ -386,7 +437,9 @@ static void ccache_capture_probe(void *data, struct folio *folio)
 			memcg = ccache_memcg_get(folio, &why);
 			reject = memcg < 0;
 		}
-		while (capture && !reject && captured < nr) {
+		if (capture && !reject && ccache_stat_read(kept_pages))
+			kept = ccache_capture_kept(ci, folio, memcg);
+		while (capture && !reject && !kept && captured < nr) {
 			reject = !ccache_capture_page(ci, folio, captured,
 						      memcg, &jobs[captured],
 						      &why);
@@ -400,7 +453,7 @@ static void ccache_capture_probe(void *data, struct folio *folio)
 		 * (ccache_erase_folio()).  Older copies of the pages not
 		 * captured must go too.
 		 */
-		if (captured < nr) {
+		if (!kept && captured < nr) {
 			ccache_erase_range(ci, folio->index,
 					   folio->index + nr - 1);
 			dropped = captured;
@@ -410,6 +463,10 @@ static void ccache_capture_probe(void *data, struct folio *folio)
 	}
 	spin_unlock_irqrestore(&ccache_lock, flags);
 
+	if (kept) {
+		ccache_stage_done(kept);
+		return;
+	}
 	if (reject)		/* the pages not captured, or erased */
 		ccache_reject(&key, folio->index, nr, why);
 	/* the jobs of erased pages end at once, their entries gone */
@@ -434,6 +491,12 @@ static void ccache_capture_done(struct kspu_job *job)
 	if (!job->err && job->result == KSPU_COMPRESSED &&
 	    job->out_len <= PAGE_SIZE)
 		memcpy(stage->page, job->out, job->out_len);
+	ccache_stage_done(stage);
+}
+
+/* Hand @stage to the publish worker (any context). */
+static void ccache_stage_done(struct ccache_stage *stage)
+{
 	if (llist_add(&stage->done, &ccache_done_stages))
 		mod_delayed_work(ccache_wq, &ccache_publish_worker, 0);
 }
@@ -569,12 +632,36 @@ static bool ccache_publish_stage(struct ccache_stage *stage)
 	return ccache_publish_alloc(stage);
 }
 
+/*
+ * @stage holds the page that a kept entry's page had when it left the
+ * page cache again (ccache_capture_kept()): the entry may be served again
+ * if its data is those bytes (ccache_kept_verified()).
+ */
+static void ccache_publish_verify(struct ccache_stage *stage)
+{
+	struct ccache_entry *e = stage->job.priv;
+	bool same = false;
+	void *data;
+
+	if (e->ci && !READ_ONCE(ccache_capture_stopping) &&
+	    ccache_fill(e, ccache_verify_page, ccache_verify_buf)) {
+		data = kmap_local_page(ccache_verify_page);
+		same = !memcmp(data, stage->page, PAGE_SIZE);
+		kunmap_local(data);
+	}
+	ccache_kept_verified(e, stage->epoch, same);
+	stage->verify = false;
+	ccache_staging_put(stage);
+}
+
 /* Publish @stage, or keep it with ccache_retry_stages for another try. */
 static void ccache_publish_one(struct ccache_stage *stage)
 {
 	struct ccache_entry *e = stage->job.priv;
 
-	if (!ccache_publish_stage(stage)) {
+	if (stage->verify) {
+		ccache_publish_verify(stage);
+	} else if (!ccache_publish_stage(stage)) {
 		list_add_tail(&stage->retry, &ccache_retry_stages);
 		return;
 	}
@@ -628,12 +715,16 @@ int ccache_capture_init(void)
 	if (!ccache_capture_tp)
 		return -ENOENT;
 	ccache_capture_stopping = false;
+	ccache_verify_page = alloc_page(GFP_KERNEL);
+	ccache_verify_buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
 	ccache_wq = alloc_workqueue("ccache", WQ_UNBOUND, 0);
-	if (!ccache_wq)
-		return -ENOMEM;
+	if (!ccache_wq || !ccache_verify_page || !ccache_verify_buf) {
+		err = -ENOMEM;
+		goto fail_wq;
+	}
 	err = ccache_param_start_offload();
 	if (err)
-		goto fail_offload;
+		goto fail_wq;
 	err = tracepoint_probe_register(ccache_capture_tp, ccache_capture_probe,
 					NULL);
 	if (err) {
@@ -644,8 +735,12 @@ int ccache_capture_init(void)
 	return 0;
 fail:
 	kspu_exit();
-fail_offload:
-	destroy_workqueue(ccache_wq);
+fail_wq:
+	if (ccache_wq)
+		destroy_workqueue(ccache_wq);
+	kfree(ccache_verify_buf);
+	if (ccache_verify_page)
+		__free_page(ccache_verify_page);
 	return err;
 }
 
@@ -664,4 +759,6 @@ void ccache_capture_exit(void)
 	cancel_delayed_work_sync(&ccache_publish_worker);
 	ccache_publish_work(NULL);	/* drops what is left */
 	destroy_workqueue(ccache_wq);
+	kfree(ccache_verify_buf);
+	__free_page(ccache_verify_page);
 }

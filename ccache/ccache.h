@@ -79,6 +79,9 @@ struct ccache_stats {
 	atomic_long_t hits;		/* pages served from the store */
 	atomic_long_t misses;		/* lookups that found nothing to serve */
 	atomic_long_t captures;		/* evicted pages taken in for compression */
+	atomic_long_t kept_pages;	/* of stored_pages: served, their pages cached */
+	atomic_long_t recaptures;	/* kept pages evicted again, stored without compressing */
+	atomic_long_t recapture_changed;	/* kept pages evicted again, changed: dropped */
 	atomic_long_t capture_cycles;	/* TSC cycles in the probe when capturing */
 	atomic_long_t reject[CCACHE_REJECT_NR];	/* pages not kept, by reason */
 	atomic_long_t alloc_retries;	/* pool allocations tried again later */
@@ -157,6 +160,7 @@ static inline void ccache_fault_corrupt(void *data, unsigned int len)
 extern const char * const ccache_fs_names[CCACHE_FS_COUNT];
 bool ccache_param_enabled(void);
 bool ccache_param_checksum(void);
+bool ccache_param_keep_served(void);
 unsigned int ccache_param_max_pool_percent(void);
 unsigned long ccache_param_max_pool_bytes(void);
 unsigned int ccache_param_accept_threshold_percent(void);

@@ -6,7 +6,10 @@
  *
  * The LRU itself (ccache_lru) is the store's: entries join it when they are
  * published and leave it when they are unlinked, under ccache_lock
- * (store.h).  It holds stored entries oldest first.  Every new entry gets
+ * (store.h).  It holds stored entries oldest first.  Kept entries (served,
+ * their pages in the page cache: store.h) are on ccache_kept instead, and
+ * every eviction takes them first: losing one costs only a compression
+ * when its page is evicted again, and leaves no ghost.  Every new entry gets
  * a second chance, and one captured from a page the kernel had marked
  * workingset (it had come back from eviction before) a third: each time
  * the LRU's old end reaches an entry with a chance left, it uses one and
@@ -94,12 +97,23 @@ static void ccache_evicted(struct ccache_entry *e, unsigned long shrinker)
 	ccache_ghost_record(ccache_page_tag(&e->ci->key, e->index), false);
 }
 
-/* How ccache_lru_evict() evicts: for the shrinker; only idle entries. */
-#define CCACHE_EVICT_SHRINKER	BIT(0)
-#define CCACHE_EVICT_IDLE	BIT(1)
+/* A kept entry leaves for lack of room: its page is cached, no ghost. */
+static void ccache_kept_evicted(struct ccache_entry *e, unsigned long shrinker)
+{
+	trace_ccache_evict(&e->ci->key, e->index, shrinker);
+}
 
 /*
- * Evict up to @nr entries from the LRU's old end, looking at no more than
+ * How ccache_lru_evict() evicts: for the shrinker; only idle entries; only
+ * kept ones.
+ */
+#define CCACHE_EVICT_SHRINKER	BIT(0)
+#define CCACHE_EVICT_IDLE	BIT(1)
+#define CCACHE_EVICT_KEPT	BIT(2)
+
+/*
+ * Evict up to @nr entries, kept ones first (with CCACHE_EVICT_KEPT in @how
+ * only those), then from the LRU's old end, looking at no more than
  * @budget entries: one with a second chance left (->referenced) loses it
  * and goes back to the young end instead; the other pages of an evicted
  * entry's folio go with it.  With CCACHE_EVICT_IDLE in @how it stops at
@@ -119,6 +133,15 @@ static unsigned long ccache_lru_evict(unsigned long nr, unsigned long budget,
 	unsigned long flags;
 
 	spin_lock_irqsave(&ccache_lock, flags);
+	while (evicted < nr && seen < budget && !list_empty(&ccache_kept)) {
+		seen++;
+		e = list_first_entry(&ccache_kept, struct ccache_entry, list);
+		ci = e->ci;
+		evicted += ccache_erase_folio(e, ccache_kept_evicted, shrinker);
+		ccache_inode_tidy(ci);
+	}
+	if (how & CCACHE_EVICT_KEPT)
+		budget = seen;
 	while (evicted < nr && seen < budget && !list_empty(&ccache_lru)) {
 		seen++;
 		e = list_first_entry(&ccache_lru, struct ccache_entry, list);
@@ -382,6 +405,12 @@ bool ccache_pool_admit(u32 tag, bool workingset, unsigned int nr)
 	if (used > limit) {
 		memset(&ccache_pool_credit, 0, sizeof(ccache_pool_credit));
 		ccache_pool_trim(used, limit);
+	}
+	/* a kept entry's room first: its page is in the page cache */
+	if (ccache_stat_read(kept_pages) &&
+	    ccache_lru_evict(1, 1, NULL, CCACHE_EVICT_KEPT)) {
+		ccache_stat_inc(lru_evictions);
+		return true;
 	}
 	/*
 	 * The oldest entries idle: the new page takes their place, whatever

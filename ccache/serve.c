@@ -10,8 +10,10 @@
  * page cache, locked and not uptodate, so nobody has seen their contents;
  * and the caller holds the mapping's invalidate_lock shared, so truncation
  * and hole punching cannot run until they are filled.  A hit takes the
- * entry out of the store before using it (exclusive get): a page is never
- * both in the page cache and served again from an older copy.
+ * entry out of the store before using it (exclusive get), or marks it
+ * kept (a regular file's page, keep_served): either way it is never
+ * served again while its page is in the page cache, and a page is never
+ * served from an older copy (store.h, struct ccache_entry, step 3a).
  *
  * The call to the original goes through ftrace again; the callback sees
  * that it comes from this module (parent_ip) and lets it through.  It must
@@ -54,12 +56,12 @@ static noinline void ccache_read_run(struct readahead_control *rac,
 
 /*
  * Take the entries for pages @index to @index + @nr - 1 out of the store,
- * all of them or none: a folio is filled whole or read from the disk.
- * Return: true with the entries in @e, each with a reference the caller
- * drops.
+ * or mark them kept if @keep, all of them or none: a folio is filled
+ * whole or read from the disk.  Return: true with the entries in @e,
+ * each with a reference the caller drops.
  */
 static bool ccache_take(const struct ccache_key *key, pgoff_t index,
-			unsigned int nr, struct ccache_entry **e)
+			unsigned int nr, bool keep, struct ccache_entry **e)
 {
 	struct ccache_inode *ci;
 	unsigned long flags;
@@ -72,11 +74,15 @@ static bool ccache_take(const struct ccache_key *key, pgoff_t index,
 		!ccache_store_dropping();
 	for (i = 0; found && i < nr; i++) {
 		e[i] = xa_load(&ci->entries, index + i);
-		found = e[i] && e[i]->state != CCACHE_PENDING;
+		found = e[i] && e[i]->state != CCACHE_PENDING &&
+			!e[i]->kept && !e[i]->verifying;
 	}
 	for (i = 0; found && i < nr; i++) {
 		kref_get(&e[i]->ref);
-		ccache_erase_entry(e[i]);
+		if (keep)
+			ccache_entry_keep(e[i]);
+		else
+			ccache_erase_entry(e[i]);
 	}
 	if (ci)
 		ccache_inode_tidy(ci);
@@ -105,11 +111,17 @@ static bool ccache_crc_ok(struct ccache_entry *e, struct page *page)
 	return !e->has_crc || ccache_page_crc(page) == e->crc;
 }
 
-/*
- * Fill @page from @e.  Return: true when its data is whole; on false the
- * page's contents are garbage, and the caller reads it from the disk.
+/**
+ * ccache_fill() - decompress an entry into a page
+ * @e: a published entry, on which the caller holds a reference
+ * @page: where its data goes
+ * @buf: PAGE_SIZE bytes of working memory (struct ccache_serve_buf)
+ *
+ * Context: may sleep.
+ * Return: true when @page holds @e's data, checked against its checksum;
+ * on false its contents are garbage (counted as a decompression error).
  */
-static bool ccache_fill(struct ccache_entry *e, struct page *page, void *buf)
+bool ccache_fill(struct ccache_entry *e, struct page *page, void *buf)
 {
 	struct kspu_job job;
 	void *dst;
@@ -181,7 +193,7 @@ bool ccache_serve_folio(const struct ccache_key *key, struct folio *folio,
 	unsigned long missed = ccache_hooks_missed();
 	struct ccache_entry **e = sb->e;
 	unsigned int i, nr = folio_nr_pages(folio);
-	bool ok = true;
+	bool ok = true, keep;
 
 	/*
 	 * A lost return probe may have left stale entries (an invalidation's
@@ -194,7 +206,11 @@ bool ccache_serve_folio(const struct ccache_key *key, struct folio *folio,
 		ccache_flush();
 		WRITE_ONCE(ccache_missed_seen, missed);
 	}
-	if (nr > CCACHE_MAX_FOLIO_PAGES || !ccache_take(key, folio->index, nr, e)) {
+	/* one page of a regular file: see ccache_capture_kept() */
+	keep = nr == 1 && ccache_param_keep_served() &&
+	       !ccache_inode_is_bdev(folio->mapping->host);
+	if (nr > CCACHE_MAX_FOLIO_PAGES ||
+	    !ccache_take(key, folio->index, nr, keep, e)) {
 		ccache_stat_add(misses, nr);
 		ccache_count_ghosts(key, folio->index, nr);
 		trace_ccache_load_miss(key, folio->index, nr);
@@ -205,6 +221,8 @@ bool ccache_serve_folio(const struct ccache_key *key, struct folio *folio,
 	for (i = 0; i < nr; i++) {
 		if (ok)	/* a hit for its generation: sizing.c */
 			ccache_sizing_hit(e[i]->gen);
+		else if (keep)	/* the page comes from the disk */
+			ccache_kept_drop(e[i]);
 		ccache_entry_put(e[i]);
 	}
 	if (!ok) {

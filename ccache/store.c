@@ -26,6 +26,12 @@
 DEFINE_SPINLOCK(ccache_lock);
 /* Stored entries, oldest first; under ccache_lock (lru.c evicts from it). */
 LIST_HEAD(ccache_lru);
+/*
+ * Kept entries (struct ccache_entry, step 3a), the longest kept first;
+ * under ccache_lock.  Their pages are in the page cache: lru.c evicts
+ * them before any entry of ccache_lru.
+ */
+LIST_HEAD(ccache_kept);
 
 /*
  * Per-file records, by superblock and inode number; under ccache_lock.
@@ -549,6 +555,8 @@ static void ccache_unlink_entry(struct ccache_entry *e,
 
 	lockdep_assert_held(&ccache_lock);
 	list_del_init(&e->list);
+	if (e->kept)
+		ccache_stat_dec(kept_pages);
 	if (e->state != CCACHE_PENDING) {
 		ccache_stat_dec(stored_pages);
 		ccache_stat_sub(compressed_bytes, e->length);
@@ -665,6 +673,96 @@ void ccache_entry_publish(struct ccache_entry *e, u8 state,
 	}
 	spin_unlock_irqrestore(&ccache_lock, flags);
 	ccache_staging_put(stage);
+}
+
+/**
+ * ccache_entry_keep() - keep a served entry while its page is cached
+ * @e: a published entry, neither kept nor verifying, just served
+ *
+ * Context: ccache_lock held.
+ */
+void ccache_entry_keep(struct ccache_entry *e)
+{
+	lockdep_assert_held(&ccache_lock);
+	e->kept = 1;
+	list_move_tail(&e->list, &ccache_kept);
+	ccache_stat_inc(kept_pages);
+}
+
+/**
+ * ccache_kept_verify() - a kept entry's page is being evicted again
+ * @e: the kept entry
+ * @referenced: the LRU chances a new capture of the page would get
+ *
+ * It joins the LRU's young end as a new entry would, but no reader
+ * serves it until ccache_kept_verified() says it holds the page's bytes.
+ *
+ * Context: ccache_lock held (the capture probe).
+ */
+void ccache_kept_verify(struct ccache_entry *e, u8 referenced)
+{
+	lockdep_assert_held(&ccache_lock);
+	e->kept = 0;
+	e->verifying = 1;
+	e->referenced = referenced;
+	e->gen = ccache_sizing_gen();
+	list_move_tail(&e->list, &ccache_lru);
+	ccache_stat_dec(kept_pages);
+}
+
+/**
+ * ccache_kept_verified() - a verifying entry was compared with its page
+ * @e: the entry, on which the caller holds a reference
+ * @epoch: its file's epoch when the page was copied
+ * @same: its data is the copy's
+ *
+ * It may be served again if it is the same and its file did not change
+ * since the copy (as ccache_entry_publish() asks of a new entry); else it
+ * is erased, and the page with it.
+ *
+ * Context: process context; takes ccache_lock.
+ */
+void ccache_kept_verified(struct ccache_entry *e, unsigned long epoch,
+			  bool same)
+{
+	struct ccache_inode *ci;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ccache_lock, flags);
+	ci = e->ci;
+	if (ci && e->verifying) {
+		if (same && ci->epoch == epoch && !ci->poisoned &&
+		    !ci->invalidating) {
+			e->verifying = 0;
+			ccache_stat_inc(recaptures);
+		} else {
+			if (!same)
+				ccache_stat_inc(recapture_changed);
+			ccache_erase_entry(e);
+			ccache_inode_tidy(ci);
+		}
+	}
+	spin_unlock_irqrestore(&ccache_lock, flags);
+}
+
+/**
+ * ccache_kept_drop() - erase an entry kept for a read that failed
+ * @e: the entry, on which the caller holds a reference
+ *
+ * Context: takes ccache_lock.
+ */
+void ccache_kept_drop(struct ccache_entry *e)
+{
+	struct ccache_inode *ci;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ccache_lock, flags);
+	ci = e->ci;
+	if (ci && e->kept) {
+		ccache_erase_entry(e);
+		ccache_inode_tidy(ci);
+	}
+	spin_unlock_irqrestore(&ccache_lock, flags);
 }
 
 /*

@@ -112,6 +112,8 @@ struct ccache_stage {
 	void *page;
 	u32 tag;			/* ccache_page_tag() of the page */
 	u8 tries;			/* pool allocations that failed */
+	bool verify;			/* compare, not compress (kept entries) */
+	unsigned long epoch;		/* verify: the file's epoch at eviction */
 };
 
 enum ccache_entry_state {
@@ -139,8 +141,19 @@ enum ccache_entry_state {
  *     is counted as stored, in its cgroup's share too; otherwise it is
  *     erased.  Either way its staging buffer goes back and it holds its
  *     pool object (if any) from then on.  A reader (serve.c) takes a
- *     reference, under ccache_lock, only to a published entry it then
- *     erases.
+ *     reference, under ccache_lock, only to a published entry that is
+ *     neither kept nor verifying; it then erases it, or keeps it.
+ *  3a. ccache_entry_keep() (reader, ccache_lock): a served regular
+ *     file's entry of one page stays, "kept", off the LRU on ccache_kept,
+ *     where lru.c evicts first: its page is in the page cache, which
+ *     reads use, so no reader serves it.  When reclaim evicts that page
+ *     again, the capture probe copies it to a stage, and the entry,
+ *     "verifying", goes back to the LRU (ccache_kept_verify()); the
+ *     publish worker then compares its data with the copy and clears the
+ *     mark if they are the same bytes (ccache_kept_verified()), else
+ *     erases it.  Not compressing the page again is all it saves: the
+ *     entry is then what a new capture of that page would have stored.
+ *     Any other way out of the page cache erases it (capture.c).
  *  4. ccache_unlink_entry() (ccache_lock held): the only way out of the
  *     store, through ccache_erase_entry() or replacement in step 2.  Off
  *     the LRU, ci set to NULL, stored statistics and its cgroup's share
@@ -155,7 +168,9 @@ enum ccache_entry_state {
  */
 struct ccache_entry {
 	struct kref ref;
-	u8 state;		/* enum ccache_entry_state */
+	u8 state:2;		/* enum ccache_entry_state */
+	u8 kept:1;		/* served, its page cached: on ccache_kept */
+	u8 verifying:1;		/* kept, its page evicted: being compared */
 	u8 alg;			/* compressor id (crypto/acomp.c) */
 	u8 referenced:2;	/* LRU second chances left, at most 2 */
 	u8 has_crc:1;		/* @crc is set: check it on a hit */
@@ -221,6 +236,12 @@ void ccache_graveyard_drain(void);
 void ccache_reserves_fill(void);
 unsigned long ccache_staging_bytes(void);
 extern struct list_head ccache_lru;
+extern struct list_head ccache_kept;
+void ccache_entry_keep(struct ccache_entry *e);
+void ccache_kept_verify(struct ccache_entry *e, u8 referenced);
+void ccache_kept_verified(struct ccache_entry *e, unsigned long epoch,
+			  bool same);
+void ccache_kept_drop(struct ccache_entry *e);
 
 /* pool.c: zsmalloc only, calls nothing of the store */
 int ccache_pool_init(void);
@@ -314,6 +335,7 @@ struct ccache_serve_buf {
 };
 
 struct ccache_serve_buf *ccache_serve_buf_get(void);
+bool ccache_fill(struct ccache_entry *e, struct page *page, void *buf);
 bool ccache_serve_folio(const struct ccache_key *key, struct folio *folio,
 			struct ccache_serve_buf *sb);
 u32 ccache_page_crc(struct page *page);

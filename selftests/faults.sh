@@ -63,6 +63,10 @@ cycle "no fault"
 check_gt "hits without faults" "$(cc_stat hits)" 0
 
 site entry reject_alloc_failure
+# records are made for files that have none: entries kept for the pages
+# just served (keep_served) keep their files' records, so empty the store
+check "flush, so that the files need records again" \
+	sh -c "echo 1 > /sys/kernel/mm/ccache/flush"
 site inode reject_alloc_failure
 site staging reject_staging_full
 site pool reject_alloc_failure
