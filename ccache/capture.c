@@ -34,7 +34,8 @@
  * data (ccache_publish_verify()), a decompression and a memcmp() instead
  * of a compression and an allocation in the pool.  The comparison, not a
  * hook on every way a page can change, is what makes the kept entry the
- * page's copy: a page written while cached fails it and is dropped.
+ * page's copy: a page written while cached fails it and is captured
+ * from the copy as any other page, only later.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -282,6 +283,39 @@ static void ccache_reject(const struct ccache_key *key, pgoff_t index,
 }
 
 /*
+ * Put @e, a new pending entry holding @stage, which holds a copy of page
+ * @index of @ci, into @ci, replacing any older entry for that index; its
+ * compress job goes to @job.  @referenced, @order: see below.  Return:
+ * true, else false with @e freed, and @stage with it.
+ * Context: ccache_lock held.
+ */
+static bool ccache_capture_stage(struct ccache_inode *ci,
+				 struct ccache_stage *stage,
+				 struct ccache_entry *e, pgoff_t index,
+				 u8 referenced, u8 order, struct kspu_job **job)
+{
+	stage->tag = ccache_page_tag(&ci->key, index);
+	stage->tries = 0;
+	stage->verify = false;
+	e->referenced = referenced;
+	e->order = order;
+	if (!ccache_entry_insert(ci, e, index))
+		return false;
+	kref_get(&e->ref);		/* the job's */
+	stage->job = (struct kspu_job) {
+		.op = KSPU_COMPRESS,
+		.src = stage->page,
+		.src_len = PAGE_SIZE,
+		.want_crc = ccache_param_checksum(),
+		.done = ccache_capture_done,
+		.priv = e,
+	};
+	*job = &stage->job;
+	ccache_stat_inc(captures);
+	return true;
+}
+
+/*
  * Capture page @i of @folio into @ci as a pending entry, replacing any
  * older entry for that index; its compress job goes to @job.  Return:
  * true when the page was captured, else false with the reason in @why.
@@ -308,10 +342,6 @@ static bool ccache_capture_page(struct ccache_inode *ci, struct folio *folio,
 	src = kmap_local_folio(folio, i * PAGE_SIZE);
 	memcpy(stage->page, src, PAGE_SIZE);
 	kunmap_local(src);
-
-	stage->tag = ccache_page_tag(&ci->key, folio->index + i);
-	stage->tries = 0;
-	stage->verify = false;
 	/*
 	 * A new entry gets a second chance against the shrinker and LRU
 	 * eviction, as zswap gives its new entries (6.8 on): reclaim calls
@@ -320,22 +350,9 @@ static bool ccache_capture_page(struct ccache_inode *ci, struct folio *folio,
 	 * loses most of what it has just stored (Documentation/design.rst).
 	 * A page of the working set gets a second one.
 	 */
-	e->referenced = 1 + folio_test_workingset(folio);
-	e->order = folio_order(folio);
-	if (!ccache_entry_insert(ci, e, folio->index + i))
-		return false;
-	kref_get(&e->ref);		/* the job's */
-	stage->job = (struct kspu_job) {
-		.op = KSPU_COMPRESS,
-		.src = stage->page,
-		.src_len = PAGE_SIZE,
-		.want_crc = ccache_param_checksum(),
-		.done = ccache_capture_done,
-		.priv = e,
-	};
-	*job = &stage->job;
-	ccache_stat_inc(captures);
-	return true;
+	return ccache_capture_stage(ci, stage, e, folio->index + i,
+				    1 + folio_test_workingset(folio),
+				    folio_order(folio), job);
 }
 
 /*
@@ -634,24 +651,58 @@ static bool ccache_publish_stage(struct ccache_stage *stage)
 
 /*
  * @stage holds the page that a kept entry's page had when it left the
- * page cache again (ccache_capture_kept()): the entry may be served again
- * if its data is those bytes (ccache_kept_verified()).
+ * page cache again (ccache_capture_kept()).  If the entry's data is those
+ * bytes it may be served again, as a new entry of that page would be
+ * (recaptures); if the page was written meanwhile, the copy is captured
+ * in its place and compressed after all (recapture_changed).  Either
+ * way the file must not have changed since the copy, as
+ * ccache_entry_publish() asks of a new entry; else the entry goes.
  */
 static void ccache_publish_verify(struct ccache_stage *stage)
 {
-	struct ccache_entry *e = stage->job.priv;
-	bool same = false;
+	bool stopping = READ_ONCE(ccache_capture_stopping), same = false;
+	struct ccache_entry *e = stage->job.priv, *fresh;
+	struct kspu_job *job = NULL;
+	struct ccache_inode *ci;
+	unsigned long flags;
+	bool unchanged;
 	void *data;
 
-	if (e->ci && !READ_ONCE(ccache_capture_stopping) &&
+	if (e->ci && !stopping &&
 	    ccache_fill(e, ccache_verify_page, ccache_verify_buf)) {
 		data = kmap_local_page(ccache_verify_page);
 		same = !memcmp(data, stage->page, PAGE_SIZE);
 		kunmap_local(data);
 	}
-	ccache_kept_verified(e, stage->epoch, same);
-	stage->verify = false;
-	ccache_staging_put(stage);
+	spin_lock_irqsave(&ccache_lock, flags);
+	ci = e->ci;
+	unchanged = ci && e->verifying && ci->epoch == stage->epoch &&
+		  !ci->poisoned && !ci->invalidating && !stopping;
+	if (unchanged && same) {
+		e->verifying = 0;
+		ccache_stat_inc(recaptures);
+		ci = NULL;
+	} else if (unchanged) {
+		fresh = ccache_entry_alloc(stage, e->memcg);
+		if (fresh) {
+			/* @stage is @fresh's now, freed with it on failure */
+			if (ccache_capture_stage(ci, stage, fresh, e->index,
+						 e->referenced, 0, &job))
+				ccache_stat_inc(recapture_changed);
+			stage = NULL;
+		}
+	}
+	if (ci && e->ci) {		/* still there: nothing replaced it */
+		ccache_erase_entry(e);
+		ccache_inode_tidy(ci);
+	}
+	spin_unlock_irqrestore(&ccache_lock, flags);
+	if (job && !kspu_submit(&job, 1)) {
+		job->err = -CCACHE_ERR_REFUSED;
+		ccache_capture_done(job);
+	}
+	if (stage)
+		ccache_staging_put(stage);
 }
 
 /* Publish @stage, or keep it with ccache_retry_stages for another try. */

@@ -287,10 +287,10 @@ module_param_cb(filesystems, &ccache_list_ops, &ccache_filesystems_knob, 0644);
 MODULE_PARM_DESC(filesystems,
 		 "Comma-separated filesystems to cache: ext4, xfs, bdev (block devices' own pages: filesystem metadata), or none (default ext4,xfs,bdev)");
 
-static bool ccache_keep_served = true;
+static bool ccache_keep_served;
 module_param_cb(keep_served, &ccache_bool_ops, &ccache_keep_served, 0644);
 MODULE_PARM_DESC(keep_served,
-		 "Keep a served page's compressed copy while the page is cached, so that its next eviction need not compress it again (default Y)");
+		 "Keep a served page's compressed copy while the page is cached, so that its next eviction need not compress it again (default N)");
 
 static bool ccache_checksum = true;
 module_param_cb(checksum, &ccache_bool_ops, &ccache_checksum, 0644);

@@ -695,7 +695,8 @@ void ccache_entry_keep(struct ccache_entry *e)
  * @referenced: the LRU chances a new capture of the page would get
  *
  * It joins the LRU's young end as a new entry would, but no reader
- * serves it until ccache_kept_verified() says it holds the page's bytes.
+ * serves it until the publish worker finds it holds the page's bytes
+ * (ccache_publish_verify() in capture.c).
  *
  * Context: ccache_lock held (the capture probe).
  */
@@ -708,41 +709,6 @@ void ccache_kept_verify(struct ccache_entry *e, u8 referenced)
 	e->gen = ccache_sizing_gen();
 	list_move_tail(&e->list, &ccache_lru);
 	ccache_stat_dec(kept_pages);
-}
-
-/**
- * ccache_kept_verified() - a verifying entry was compared with its page
- * @e: the entry, on which the caller holds a reference
- * @epoch: its file's epoch when the page was copied
- * @same: its data is the copy's
- *
- * It may be served again if it is the same and its file did not change
- * since the copy (as ccache_entry_publish() asks of a new entry); else it
- * is erased, and the page with it.
- *
- * Context: process context; takes ccache_lock.
- */
-void ccache_kept_verified(struct ccache_entry *e, unsigned long epoch,
-			  bool same)
-{
-	struct ccache_inode *ci;
-	unsigned long flags;
-
-	spin_lock_irqsave(&ccache_lock, flags);
-	ci = e->ci;
-	if (ci && e->verifying) {
-		if (same && ci->epoch == epoch && !ci->poisoned &&
-		    !ci->invalidating) {
-			e->verifying = 0;
-			ccache_stat_inc(recaptures);
-		} else {
-			if (!same)
-				ccache_stat_inc(recapture_changed);
-			ccache_erase_entry(e);
-			ccache_inode_tidy(ci);
-		}
-	}
-	spin_unlock_irqrestore(&ccache_lock, flags);
 }
 
 /**

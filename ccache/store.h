@@ -150,9 +150,10 @@ enum ccache_entry_state {
  *     again, the capture probe copies it to a stage, and the entry,
  *     "verifying", goes back to the LRU (ccache_kept_verify()); the
  *     publish worker then compares its data with the copy and clears the
- *     mark if they are the same bytes (ccache_kept_verified()), else
- *     erases it.  Not compressing the page again is all it saves: the
- *     entry is then what a new capture of that page would have stored.
+ *     mark if they are the same bytes, else captures the copy in its
+ *     place (capture.c, ccache_publish_verify()).  Not compressing the
+ *     page again is all it saves: the entry is then what a new capture
+ *     of that page would have stored.
  *     Any other way out of the page cache erases it (capture.c).
  *  4. ccache_unlink_entry() (ccache_lock held): the only way out of the
  *     store, through ccache_erase_entry() or replacement in step 2.  Off
@@ -239,8 +240,6 @@ extern struct list_head ccache_lru;
 extern struct list_head ccache_kept;
 void ccache_entry_keep(struct ccache_entry *e);
 void ccache_kept_verify(struct ccache_entry *e, u8 referenced);
-void ccache_kept_verified(struct ccache_entry *e, unsigned long epoch,
-			  bool same);
 void ccache_kept_drop(struct ccache_entry *e);
 
 /* pool.c: zsmalloc only, calls nothing of the store */
