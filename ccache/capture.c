@@ -282,6 +282,16 @@ static void ccache_reject(const struct ccache_key *key, pgoff_t index,
 		ccache_ghost_record(ccache_page_tag(key, index + i), slow);
 }
 
+/* Copy page @i of @folio into @stage. */
+static void ccache_stage_copy(struct ccache_stage *stage, struct folio *folio,
+			      unsigned int i)
+{
+	void *src = kmap_local_folio(folio, i * PAGE_SIZE);
+
+	memcpy(stage->page, src, PAGE_SIZE);
+	kunmap_local(src);
+}
+
 /*
  * Put @e, a new pending entry holding @stage, which holds a copy of page
  * @index of @ci, into @ci, replacing any older entry for that index; its
@@ -326,7 +336,6 @@ static bool ccache_capture_page(struct ccache_inode *ci, struct folio *folio,
 {
 	struct ccache_stage *stage;
 	struct ccache_entry *e;
-	void *src;
 
 	*why = CCACHE_REJECT_ALLOC_FAILURE;
 	stage = ccache_staging_get();
@@ -339,9 +348,7 @@ static bool ccache_capture_page(struct ccache_inode *ci, struct folio *folio,
 		__ccache_staging_put(stage);
 		return false;
 	}
-	src = kmap_local_folio(folio, i * PAGE_SIZE);
-	memcpy(stage->page, src, PAGE_SIZE);
-	kunmap_local(src);
+	ccache_stage_copy(stage, folio, i);
 	/*
 	 * A new entry gets a second chance against the shrinker and LRU
 	 * eviction, as zswap gives its new entries (6.8 on): reclaim calls
@@ -368,7 +375,6 @@ static struct ccache_stage *ccache_capture_kept(struct ccache_inode *ci,
 {
 	struct ccache_stage *stage;
 	struct ccache_entry *e;
-	void *src;
 
 	if (folio_nr_pages(folio) != 1)
 		return NULL;
@@ -378,9 +384,7 @@ static struct ccache_stage *ccache_capture_kept(struct ccache_inode *ci,
 	stage = ccache_staging_get();
 	if (!stage)
 		return NULL;
-	src = kmap_local_folio(folio, 0);
-	memcpy(stage->page, src, PAGE_SIZE);
-	kunmap_local(src);
+	ccache_stage_copy(stage, folio, 0);
 	stage->tag = ccache_page_tag(&ci->key, folio->index);
 	stage->tries = 0;
 	stage->verify = true;

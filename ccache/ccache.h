@@ -81,7 +81,7 @@ struct ccache_stats {
 	atomic_long_t captures;		/* evicted pages taken in for compression */
 	atomic_long_t kept_pages;	/* of stored_pages: served, their pages cached */
 	atomic_long_t recaptures;	/* kept pages evicted again, stored without compressing */
-	atomic_long_t recapture_changed;	/* kept pages evicted again, changed: dropped */
+	atomic_long_t recapture_changed;	/* kept pages evicted again, changed: compressed */
 	atomic_long_t capture_cycles;	/* TSC cycles in the probe when capturing */
 	atomic_long_t reject[CCACHE_REJECT_NR];	/* pages not kept, by reason */
 	atomic_long_t alloc_retries;	/* pool allocations tried again later */

@@ -63,8 +63,9 @@ cycle "no fault"
 check_gt "hits without faults" "$(cc_stat hits)" 0
 
 site entry reject_alloc_failure
-# records are made for files that have none: entries kept for the pages
-# just served (keep_served) keep their files' records, so empty the store
+# records are made for files that have none: start from an empty store,
+# so that every file needs one (with keep_served=1 the entries kept for
+# the pages just served would keep their files' records)
 check "flush, so that the files need records again" \
 	sh -c "echo 1 > /sys/kernel/mm/ccache/flush"
 site inode reject_alloc_failure

@@ -75,9 +75,10 @@
 #                  a change measured against this tree's module in one run
 #   --profile      with --cluster, perf's flat profile of each server's CPU
 #                  (cpu-clock samples of the whole guest, kernel and
-#                  module symbols) over the measured phase, in
-#                  logs/RUN.webI.profile (needs perf on the host: the
-#                  guest runs the host's, Debian's linux-perf)
+#                  module symbols) over the measured phase, and ccache's
+#                  statistics then: PERF and PERF-STAT lines in
+#                  logs/RUN.webI.log (needs perf on the host: the guest
+#                  runs the host's, Debian's linux-perf)
 # Needs ccache.ko built for the guests' kernel (CCDEV_KVER, by default the
 # newest 6.1: make KVER=6.1), and nginx, apache2, lzop,
 # dmsetup, python3-matplotlib (and haproxy for --cluster) on the host
@@ -609,7 +610,7 @@ cl_shares() {
 # cluster RUN NAME BALANCE: one run of --cluster (see the top); its
 # results in logs/RUN.cluster, the guests' consoles in logs/RUN.webI.log
 cluster() {
-	local run=$1 name=$2 balance=$3 ports i s=0 servers=() share
+	local run=$1 name=$2 balance=$3 ports i s=0 servers=() extra
 	local cfg=$work/haproxy.cfg
 	res=$out/logs/$run.cluster cl_sock=$work/haproxy.sock
 	[[ $balance != uri* ]] || cl_shares || return 1
@@ -617,15 +618,15 @@ cluster() {
 	read -ra ports <<<"$ports"
 	for ((i = 1; i <= cluster; i++)); do
 		servers+=("web$i=${ports[i - 1]}")
-		share=''
-		[[ $balance != uri* ]] || share=" wb_share=share-web$i"
-		[[ $profile == 0 ]] || share+=" wb_perf=$cl_warm:$cl_secs"
+		extra=''
+		[[ $balance != uri* ]] || extra=" wb_share=share-web$i"
+		[[ $profile == 0 ]] || extra+=" wb_perf=$cl_warm:$cl_secs"
 		rm -f "$work/qmp$i.sock"
 		throttle_start "$run.web$i" "$work/qmp$i.sock" "$out/logs/$run.web$i.log"
 		(
 			launch=(exec setsid)
 			guest "$out/logs/$run.web$i.log" "$work/qmp$i.sock" "$mem" "$cl_cpus" \
-				"wb_config=$name wb_mode=serve$share" "${ko[@]}" -n "${ports[i - 1]}"
+				"wb_config=$name wb_mode=serve$extra" "${ko[@]}" -n "${ports[i - 1]}"
 		) > "$out/logs/$run.web$i.boot" 2>&1 &
 		cl_sids+=("$!")
 	done
