@@ -120,8 +120,9 @@ static void ccache_kept_evicted(struct ccache_entry *e, unsigned long shrinker)
  * the first entry that is not idle (ccache_sizing_idle()), and evicts an
  * idle one whatever its chances: they were given for reads that did not
  * come.  Frees their memory before returning; CCACHE_EVICT_SHRINKER says
- * for whom (the tracepoint tells).  Return: how many were evicted;
- * *@looked: how many entries were looked at, 0 only when the LRU is empty.
+ * for whom (the tracepoint tells).  Holds ccache_lock one struct
+ * ccache_hold at a time.  Return: how many were evicted; *@looked: how
+ * many entries were looked at, 0 only when the LRU is empty.
  */
 static unsigned long ccache_lru_evict(unsigned long nr, unsigned long budget,
 				      unsigned long *looked, unsigned int how)
@@ -130,34 +131,49 @@ static unsigned long ccache_lru_evict(unsigned long nr, unsigned long budget,
 	unsigned long evicted = 0, seen = 0;
 	struct ccache_inode *ci;
 	struct ccache_entry *e;
+	struct ccache_hold hold;
 	unsigned long flags;
 
-	spin_lock_irqsave(&ccache_lock, flags);
-	while (evicted < nr && seen < budget && !list_empty(&ccache_kept)) {
-		seen++;
-		e = list_first_entry(&ccache_kept, struct ccache_entry, list);
-		ci = e->ci;
-		evicted += ccache_erase_folio(e, ccache_kept_evicted, shrinker);
-		ccache_inode_tidy(ci);
-	}
-	if (how & CCACHE_EVICT_KEPT)
-		budget = seen;
-	while (evicted < nr && seen < budget && !list_empty(&ccache_lru)) {
-		seen++;
-		e = list_first_entry(&ccache_lru, struct ccache_entry, list);
-		if (how & CCACHE_EVICT_IDLE) {
-			if (!ccache_sizing_idle(e->gen))
-				break;
-		} else if (e->referenced) {
-			e->referenced--;
-			list_move_tail(&e->list, &ccache_lru);
-			continue;
+	/* a shrinker's call may ask for hundreds: one bounded hold at a time */
+	do {
+		ccache_hold_begin(&hold);
+		spin_lock_irqsave(&ccache_lock, flags);
+		while (!hold.ended && evicted < nr && seen < budget &&
+		       !list_empty(&ccache_kept)) {
+			seen++;
+			e = list_first_entry(&ccache_kept, struct ccache_entry,
+					     list);
+			ci = e->ci;
+			evicted += ccache_erase_folio(e, ccache_kept_evicted,
+						      shrinker);
+			ccache_inode_tidy(ci);
+			ccache_hold_step(&hold);
 		}
-		ci = e->ci;
-		evicted += ccache_erase_folio(e, ccache_evicted, shrinker);
-		ccache_inode_tidy(ci);
-	}
-	spin_unlock_irqrestore(&ccache_lock, flags);
+		if (!hold.ended && (how & CCACHE_EVICT_KEPT))
+			budget = seen;
+		while (!hold.ended && evicted < nr && seen < budget &&
+		       !list_empty(&ccache_lru)) {
+			seen++;
+			ccache_hold_step(&hold);
+			e = list_first_entry(&ccache_lru, struct ccache_entry,
+					     list);
+			if (how & CCACHE_EVICT_IDLE) {
+				if (!ccache_sizing_idle(e->gen)) {
+					nr = evicted;	/* the rest is younger */
+					break;
+				}
+			} else if (e->referenced) {
+				e->referenced--;
+				list_move_tail(&e->list, &ccache_lru);
+				continue;
+			}
+			ci = e->ci;
+			evicted += ccache_erase_folio(e, ccache_evicted,
+						      shrinker);
+			ccache_inode_tidy(ci);
+		}
+		spin_unlock_irqrestore(&ccache_lock, flags);
+	} while (hold.ended);
 	ccache_graveyard_drain();
 	if (looked)
 		*looked = seen;
@@ -612,8 +628,8 @@ static unsigned long ccache_shrink_scan(struct shrinker *s,
  * something.  A cache must never cost a process its life, yet the
  * shrinker can decline until then (the file LRU share above counts pages
  * that reclaim could not take).  So every entry goes, second chances or
- * not, a batch at a time (at most 4 * CCACHE_LOCK_BATCH looked at under
- * the lock) to keep interrupts on in between; marks on files stay.
+ * not, a batch at a time (each hold of the lock bounded as every
+ * eviction's is) to keep interrupts on in between; marks on files stay.
  */
 
 static int ccache_oom_notify(struct notifier_block *nb, unsigned long unused,

@@ -50,8 +50,8 @@ static unsigned int ccache_inodes_bits;
  * (ccache_inode_regenerate()), with the entries they still hold: off the
  * hash, where no lookup finds them, and on this list through ->hash, so
  * that ccache_inode_tidy() unlinks one as it unlinks any record once its
- * last entry goes.  The zombie worker erases them CCACHE_LOCK_BATCH
- * entries at a time, and so does every walk of all records
+ * last entry goes.  The zombie worker erases them one struct ccache_hold
+ * at a time, and so does every walk of all records
  * (ccache_drop_walk()).  Under ccache_lock.
  */
 static HLIST_HEAD(ccache_zombies);
@@ -838,12 +838,12 @@ void ccache_folio_follows(struct ccache_entry *e)
 }
 
 /*
- * Erase at most @budget of @ci's entries in @first..@last, their
- * references to @held (ccache_unlink_entry()) unless it is NULL.
+ * Erase @ci's entries in @first..@last, until @hold ends if it is not NULL,
+ * their references to @held (ccache_unlink_entry()) unless it is NULL.
  * Return: how many.
  */
 static unsigned long ccache_erase_some(struct ccache_inode *ci, pgoff_t first,
-				       pgoff_t last, unsigned long budget,
+				       pgoff_t last, struct ccache_hold *hold,
 				       struct llist_head *held)
 {
 	struct ccache_entry *e;
@@ -851,7 +851,8 @@ static unsigned long ccache_erase_some(struct ccache_inode *ci, pgoff_t first,
 
 	xa_for_each_range(&ci->entries, index, e, first, last) {
 		ccache_erase_held(e, held);
-		if (++n == budget)
+		n++;
+		if (hold && ccache_hold_step(hold))
 			break;
 	}
 	return n;
@@ -878,7 +879,7 @@ unsigned long ccache_erase_range(struct ccache_inode *ci, pgoff_t first,
 			ccache_erase_entry(e);
 		return !!e;
 	}
-	return ccache_erase_some(ci, first, last, ULONG_MAX, NULL);
+	return ccache_erase_some(ci, first, last, NULL, NULL);
 }
 
 /*
@@ -903,20 +904,22 @@ static unsigned long __ccache_erase_file(const struct ccache_key *key,
 					 bool resched)
 {
 	struct ccache_inode *ci;
-	unsigned long flags, n, total = 0;
+	struct ccache_hold hold;
+	unsigned long flags, total = 0;
 	LLIST_HEAD(held);
 
 	do {
+		ccache_hold_begin(&hold);
 		spin_lock_irqsave(&ccache_lock, flags);
 		ci = ccache_inode_lookup(key);
-		n = ci ? ccache_erase_some(ci, first, last, CCACHE_LOCK_BATCH,
-					   &held) : 0;
+		if (ci)
+			total += ccache_erase_some(ci, first, last, &hold,
+						   &held);
 		spin_unlock_irqrestore(&ccache_lock, flags);
 		ccache_entries_put(llist_del_all(&held));
-		total += n;
 		if (resched)
 			cond_resched();
-	} while (n == CCACHE_LOCK_BATCH);
+	} while (hold.ended);
 	return total;
 }
 
@@ -926,7 +929,7 @@ static unsigned long __ccache_erase_file(const struct ccache_key *key,
  * @first: first page index
  * @last: last page index, inclusive
  *
- * CCACHE_LOCK_BATCH at a time, looking the record up again for each batch
+ * One struct ccache_hold at a time, looking the record up again for each
  * (it may go in between).  The caller keeps the file's pages from being
  * captured or served meanwhile (an invalidation in flight, an inode on its
  * way out, a block device's marks erased first).
@@ -1077,14 +1080,15 @@ static void ccache_drop_release(void)
 
 /*
  * Do what @how says (CCACHE_DROP_*) to the records on @head of @sb, or of
- * every superblock when @sb is NULL, CCACHE_LOCK_BATCH entries at most
- * under one hold of ccache_lock.  Return: how many entries were erased.
+ * every superblock when @sb is NULL, one struct ccache_hold of
+ * ccache_lock at a time.  Return: how many entries were erased.
  */
 static unsigned long ccache_drop_list(struct hlist_head *head,
 				      struct super_block *sb, unsigned int how)
 {
-	unsigned long flags, budget, erased = 0;
+	unsigned long flags, erased = 0;
 	struct ccache_inode *ci;
+	struct ccache_hold hold;
 	struct hlist_node *tmp;
 	LLIST_HEAD(held);
 
@@ -1092,26 +1096,25 @@ static unsigned long ccache_drop_list(struct hlist_head *head,
 	if (hlist_empty(head))
 		return 0;
 	do {
-		budget = CCACHE_LOCK_BATCH;
+		ccache_hold_begin(&hold);
 		spin_lock_irqsave(&ccache_lock, flags);
 		hlist_for_each_entry_safe(ci, tmp, head, hash) {
 			if (sb && ci->key.sb != sb)
 				continue;
 			if (how & CCACHE_DROP_ERASE)
-				budget -= ccache_erase_some(ci, 0, ULONG_MAX,
-							    budget, &held);
-			if (!budget)
+				erased += ccache_erase_some(ci, 0, ULONG_MAX,
+							    &hold, &held);
+			if (hold.ended)
 				break;	/* @ci may have more */
 			if (how & CCACHE_DROP_FORGET)
 				ccache_inode_forget(ci);
 			ccache_inode_tidy(ci);
 		}
 		spin_unlock_irqrestore(&ccache_lock, flags);
-		erased += CCACHE_LOCK_BATCH - budget;
 		ccache_entries_put(llist_del_all(&held));
 		if (how & CCACHE_DROP_RESCHED)
 			cond_resched();
-	} while (!budget);
+	} while (hold.ended);
 	return erased;
 }
 

@@ -23,8 +23,8 @@
  * ccache_lock: no zsmalloc, no crypto, no allocation beyond GFP_NOWAIT.
  * Nor anything unbounded: erases of a whole file, filesystem or store
  * (truncation, deletion, drop_caches, unmount, flush, unload) and trims
- * of the pool hold it for at most CCACHE_LOCK_BATCH entries, with interrupts
- * on in between; a drop of many files stops captures and hits until it
+ * of the pool hold it for one struct ccache_hold at a time, with
+ * interrupts on in between; a drop of many files stops captures and hits until it
  * ends (ccache_store_dropping()), an invalidation those of its file.
  * The hooks cannot sleep (ftrace and kretprobe handlers run with
  * preemption off): the erases of drop_caches and unmount run when the
@@ -63,6 +63,7 @@
 #include <linux/list.h>
 #include <linux/llist.h>
 #include <linux/magic.h>
+#include <linux/sched/clock.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/xarray.h>
@@ -73,13 +74,49 @@ extern spinlock_t ccache_lock;
 
 /*
  * Bulk erases and evictions (a file's range, a filesystem, the whole
- * store, trims of the pool, the out-of-memory notifier) hold ccache_lock,
- * and so keep interrupts off, for at most this many entries at a time
- * whatever the store holds; between batches interrupts are on, and
- * callers that may sleep reschedule.  tools/irqsoff.sh measures the
- * sections on the debug kernel (Documentation/design.rst).
+ * store, trims of the pool, the shrinker, the out-of-memory notifier) hold
+ * ccache_lock, and so keep interrupts off, for at most CCACHE_LOCK_BATCH
+ * entries at a time whatever the store holds, and end a hold early once
+ * CCACHE_LOCK_HOLD_NS have passed: one erase is a few microseconds, but
+ * the first of a boot on a debug kernel (lockdep's first look at a lock
+ * chain, KASAN's stack depot) can take most of a millisecond, and seven
+ * more after it made holds of 1.4-2.3 ms (Documentation/bench/irqsoff-*).
+ * Between holds interrupts are on, and callers that may sleep reschedule.
+ * tools/irqsoff.sh measures the sections on the debug kernel.
  */
 #define CCACHE_LOCK_BATCH 8UL
+#define CCACHE_LOCK_HOLD_NS (100 * NSEC_PER_USEC)
+
+/**
+ * struct ccache_hold - one bounded hold of ccache_lock in a bulk erase
+ * @left: entries it may still look at
+ * @until: local_clock() after which it ends, at the next entry
+ * @ended: it ended on one of its limits: what it walked may have more
+ */
+struct ccache_hold {
+	unsigned long left;
+	u64 until;
+	bool ended;
+};
+
+/* Begin a hold: before taking ccache_lock, so a wait for it counts. */
+static inline void ccache_hold_begin(struct ccache_hold *h)
+{
+	h->left = CCACHE_LOCK_BATCH;
+	h->until = local_clock() + CCACHE_LOCK_HOLD_NS;
+	h->ended = false;
+}
+
+/*
+ * Count one entry the hold looked at; true when the hold must end now.
+ * Each hold gets at least one entry done, so a walk always progresses.
+ */
+static inline bool ccache_hold_step(struct ccache_hold *h)
+{
+	if (!--h->left || local_clock() > h->until)
+		h->ended = true;
+	return h->ended;
+}
 
 /* Identity of a file: what survives the eviction of its struct inode. */
 struct ccache_key {
