@@ -672,11 +672,15 @@ static void ccache_publish_verify(struct ccache_stage *stage)
 	bool unchanged;
 	void *data;
 
-	if (e->ci && !stopping &&
-	    ccache_fill(e, ccache_verify_page, ccache_verify_buf)) {
-		data = kmap_local_page(ccache_verify_page);
-		same = !memcmp(data, stage->page, PAGE_SIZE);
-		kunmap_local(data);
+	if (e->ci && !stopping) {
+		if (ccache_fill(e, ccache_verify_page, ccache_verify_buf)) {
+			data = kmap_local_page(ccache_verify_page);
+			same = !memcmp(data, stage->page, PAGE_SIZE);
+			kunmap_local(data);
+		}
+		/* as a put stage is: no copy outlives its use (flush, unmount) */
+		clear_highpage(ccache_verify_page);
+		memset(ccache_verify_buf, 0, PAGE_SIZE);
 	}
 	spin_lock_irqsave(&ccache_lock, flags);
 	ci = e->ci;

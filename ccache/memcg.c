@@ -5,13 +5,17 @@
  * The pool is host memory.  Capture runs inside a cgroup's own limit
  * reclaim, so without a bound a container at its memory.max would move
  * its file pages into a pool nobody pays for, get them served back, and
- * push other tenants' entries out of the shared LRU.  The kernels ccache
- * supports export to modules no way to charge memory to a cgroup other
- * than the current task's (obj_cgroup_charge() is not exported; a
- * __GFP_ACCOUNT allocation would charge the compression worker, and limit
- * reclaim calls only memcg-aware shrinkers, which need the kernel's own
- * per-cgroup lists).  So ccache counts each cgroup's share itself and
- * bounds it:
+ * push other tenants' entries out of the shared LRU.  A module can charge
+ * another cgroup's limit only by pages: set_active_memcg() around a
+ * __GFP_ACCOUNT allocation.  In the pool that would charge each zspage,
+ * whole, to the cgroup whose object happened to open it, whichever
+ * cgroups' objects fill it later, and compaction and migration free and
+ * replace zspages without regard to cgroups (a migrated page comes
+ * uncharged), so charges would drift to the wrong tenants.  The
+ * per-byte charge zswap uses (obj_cgroup_charge()) is not exported by
+ * 6.1, 6.12 or 7.x.  And limit reclaim calls only memcg-aware shrinkers,
+ * which the kernel asks only for cgroups its per-cgroup list_lru marked.
+ * So ccache counts each cgroup's share itself and bounds it:
  *
  *   a cgroup's entries, its descendants' included, may take at most
  *   max_pool_percent of its memory.max, at every level of its ancestry
