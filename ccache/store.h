@@ -24,8 +24,9 @@
  * Nor anything unbounded: erases of a whole file, filesystem or store
  * (truncation, deletion, drop_caches, unmount, flush, unload) and trims
  * of the pool hold it for one struct ccache_hold at a time, with
- * interrupts on in between; a drop of many files stops captures and hits until it
- * ends (ccache_store_dropping()), an invalidation those of its file.
+ * interrupts on in between; a drop of many files stops captures and hits
+ * until it ends (ccache_store_dropping()), an invalidation those of its
+ * file.
  * The hooks cannot sleep (ftrace and kretprobe handlers run with
  * preemption off): the erases of drop_caches and unmount run when the
  * calling task returns to user space (ccache_drop_sb()), and like flush
@@ -77,12 +78,11 @@ extern spinlock_t ccache_lock;
  * store, trims of the pool, the shrinker, the out-of-memory notifier) hold
  * ccache_lock, and so keep interrupts off, for at most CCACHE_LOCK_BATCH
  * entries at a time whatever the store holds, and end a hold early once
- * CCACHE_LOCK_HOLD_NS have passed: one erase is a few microseconds, but
- * the first of a boot on a debug kernel (lockdep's first look at a lock
- * chain, KASAN's stack depot) can take most of a millisecond, and seven
- * more after it made holds of 1.4-2.3 ms (Documentation/bench/irqsoff-*).
+ * CCACHE_LOCK_HOLD_NS have passed, so that slow erases (a debug kernel's
+ * first look at a lock chain, a slow machine) do not add up in one hold.
  * Between holds interrupts are on, and callers that may sleep reschedule.
- * tools/irqsoff.sh measures the sections on the debug kernel.
+ * tools/irqsoff.sh measures the sections on the debug kernel; what it
+ * found is in Documentation/design.rst.
  */
 #define CCACHE_LOCK_BATCH 8UL
 #define CCACHE_LOCK_HOLD_NS (100 * NSEC_PER_USEC)
