@@ -174,6 +174,9 @@ ifneq ($(KVER),)
 	@modinfo -F vermagic ccache.ko 2>/dev/null | grep -q '^$(KVER) ' || \
 		{ echo "ccache.ko is not built for $(KVER): run make KVER=$(KVER)"; exit 1; }
 endif
+	@# make check leaves a test build: never install its fault_inject knob
+	@! modinfo -F parm ccache.ko 2>/dev/null | grep -q '^fault_inject:' || \
+		{ echo "ccache.ko is a test build (fault_inject): run make$(if $(KVER), KVER=$(KVER)) first"; exit 1; }
 ifneq ($(KDIR)$(wildcard /lib/modules/$(KVER)/build/Makefile),)
 	$(MAKE) -C $(or $(KDIR),/lib/modules/$(KVER)/build) M=$(SRC) \
 		INSTALL_MOD_PATH=$(MOD_ROOT) modules_install
