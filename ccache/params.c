@@ -32,6 +32,7 @@
 #include "ccache.h"
 #include "../crypto/comp.h"
 #include "param_ops.h"
+#include "store.h"
 #include "../spu-offload/kspu.h"
 
 /* ---- compressor: a crypto API compression algorithm ---- */
@@ -315,6 +316,19 @@ module_param_cb(fault_every, &ccache_uint_ops, &ccache_fault_every_knob,
 		0644);
 MODULE_PARM_DESC(fault_every,
 		 "TEST ONLY: every Nth pass through a fault_inject site fails (1-1000000, default 1)");
+
+static int ccache_staging_dirty_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%u\n", ccache_staging_dirty());
+}
+
+static const struct kernel_param_ops ccache_staging_dirty_ops = {
+	.get = ccache_staging_dirty_get,
+};
+
+module_param_cb(staging_dirty, &ccache_staging_dirty_ops, NULL, 0444);
+MODULE_PARM_DESC(staging_dirty,
+		 "TEST ONLY: free staging buffers that still hold a page's bytes (read only)");
 #endif
 
 /* ---- Accessors for the rest of the module ---- */

@@ -1345,6 +1345,30 @@ void ccache_staging_put(struct ccache_stage *stage)
 	spin_unlock_irqrestore(&ccache_lock, flags);
 }
 
+#ifdef CCACHE_FAULT_INJECT
+/**
+ * ccache_staging_dirty() - count the free staging buffers holding data
+ *
+ * Test only (the staging_dirty knob, params.c): every free buffer should
+ * be all zeros (ccache_staging_put()).  Scans them with ccache_lock held,
+ * interrupts off, which a test build can afford.
+ *
+ * Context: process context; takes ccache_lock.
+ * Return: how many free buffers have a byte that is not zero.
+ */
+unsigned int ccache_staging_dirty(void)
+{
+	unsigned int i, n = 0;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ccache_lock, flags);
+	for (i = 0; i < ccache_staging_free; i++)
+		n += !!memchr_inv(ccache_staging[i]->page, 0, PAGE_SIZE);
+	spin_unlock_irqrestore(&ccache_lock, flags);
+	return n;
+}
+#endif
+
 /**
  * ccache_staging_bytes() - Return: memory capture holds: the staging
  * buffers, and the entries not stored (pending, in the reserve, or

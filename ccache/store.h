@@ -273,6 +273,9 @@ void ccache_staging_put(struct ccache_stage *stage);
 void ccache_graveyard_drain(void);
 void ccache_reserves_fill(void);
 unsigned long ccache_staging_bytes(void);
+#ifdef CCACHE_FAULT_INJECT
+unsigned int ccache_staging_dirty(void);
+#endif
 extern struct list_head ccache_lru;
 extern struct list_head ccache_kept;
 void ccache_entry_keep(struct ccache_entry *e);

@@ -4,8 +4,8 @@
 # their memory, and leaves the page cache alone; any other value drops
 # nothing; files read back afterwards are identical and come from the
 # disk; a file written with O_DIRECT stays uncached across a flush (its
-# poison mark is kept); flushes racing a served re-read return only
-# correct data.
+# poison mark is kept); no free staging buffer keeps a captured page's
+# bytes; flushes racing a served re-read return only correct data.
 # VM: mem=192 cpus=2 disk=ext4:512M timeout=180
 # shellcheck source=selftests/lib/tap.sh
 . ./lib/tap.sh
@@ -76,6 +76,10 @@ check_gt "memory used dropped" "$mem_before" "$mem_after"
 cached=$("$CCFILE" resident "$dir/f1" | awk 'NR == 1 { split($2, r, "/"); print r[1] }')
 check_gt "the page cache was left alone (f1 still cached)" "${cached:-0}" 0
 check "printf 1 (no newline) > flush" sh -c "printf 1 > $F"
+# raw copies of the pages captured so far must not outlive their entries
+# (the knob is in test builds only)
+check_eq "no free staging buffer holds a page's bytes" \
+	"$(cat /sys/module/ccache/parameters/staging_dirty)" 0
 
 cc_snap flushed
 # shellcheck disable=SC2086
