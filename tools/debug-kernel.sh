@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # debug-kernel.sh - a 6.1 guest kernel with the kernel's own checkers on
-# (KASAN, lockdep, kmemleak, atomic-sleep and list debugging) and the
-# irqsoff tracer, built from Debian's linux-source-6.1 and cached as one
-# more release in kernels.sh's cache, kernels/RELEASE: boot/vmlinuz and
-# lib/modules/RELEASE for guests, build/ (the built tree) for module
-# builds.
+# (KASAN, lockdep, kmemleak, atomic-sleep, list and timer-object
+# debugging) and the irqsoff tracer, built from Debian's linux-source-6.1
+# and cached as one more release in kernels.sh's cache, kernels/RELEASE:
+# boot/vmlinuz and lib/modules/RELEASE for guests, build/ (the built
+# tree) for module builds.
 #
 #   debug-kernel.sh            build it unless cached; print its release
 #   debug-kernel.sh --release  print the release only (no build)
@@ -38,6 +38,9 @@ CONFIG_DEBUG_KMEMLEAK=y
 CONFIG_DEBUG_KMEMLEAK_MEM_POOL_SIZE=16000
 CONFIG_DEBUG_ATOMIC_SLEEP=y
 CONFIG_DEBUG_LIST=y
+# timers set up again while pending, freed while armed (issue 28, item 7)
+CONFIG_DEBUG_OBJECTS=y
+CONFIG_DEBUG_OBJECTS_TIMERS=y
 CONFIG_PRINTK_TIME=y
 CONFIG_DEBUG_FS=y
 # the longest section with interrupts off (selftests/irqsoff.sh)
