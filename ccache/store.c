@@ -35,15 +35,37 @@ LIST_HEAD(ccache_kept);
 
 /*
  * Per-file records, by superblock and inode number; under ccache_lock.
- * One bucket per CCACHE_INODE_SHARE pages of RAM, at least
- * CCACHE_INODE_MIN_BUCKETS (sized at load): the capture probe searches a
- * chain with interrupts off, and the files the store can hold grow with
- * RAM, not with a constant.
+ * The capture probe searches a chain with interrupts off, so the table
+ * grows with the records (a record lives as long as its entries, its
+ * poison or an invalidation in flight, so their number follows the files
+ * touched, not RAM).  Sized at load at one bucket per CCACHE_INODE_SHARE
+ * pages of RAM, at least CCACHE_INODE_MIN_BUCKETS, it is replaced by one
+ * 2^CCACHE_INODE_GROWTH_BITS times as large once the records outnumber
+ * its buckets CCACHE_INODE_LOAD times, up to 2^CCACHE_INODE_MAX_BITS
+ * buckets (ccache_inodes_grow_work()).  Records are added to the new
+ * table at once; the old one's chains move over one struct ccache_hold
+ * at a time, and until the last has moved a lookup searches both.
+ * Nothing moves while a drop walks the records (ccache_dropping): a walk
+ * meets every record once.  The table never shrinks; unload frees it.
  */
 #define CCACHE_INODE_SHARE 64UL
 #define CCACHE_INODE_MIN_BUCKETS 4096UL
-static struct hlist_head *ccache_inodes;
-static unsigned int ccache_inodes_bits;
+#define CCACHE_INODE_LOAD 2UL
+#define CCACHE_INODE_GROWTH_BITS 2
+#define CCACHE_INODE_MAX_BITS 22
+
+struct ccache_inode_table {
+	struct hlist_head *heads;
+	unsigned int bits;
+};
+
+static struct ccache_inode_table ccache_inodes;	/* where records go */
+static struct ccache_inode_table ccache_inodes_old;	/* moving out, or none */
+static unsigned long ccache_inodes_moved;	/* its buckets below are empty */
+/* records (ccache_stats.inodes) above which the table grows */
+static unsigned long ccache_inodes_grow_at;
+static void ccache_inodes_grow_work(struct work_struct *work);
+static DECLARE_WORK(ccache_inodes_grower, ccache_inodes_grow_work);
 
 /*
  * Records that lost their place to a new generation of their inode
@@ -221,11 +243,11 @@ static u32 ccache_inode_hash(const struct ccache_key *key)
 	return hash_ptr(key->sb, 32) ^ hash_long(key->ino, 32);
 }
 
-/* The bucket of @key's record. */
-static struct hlist_head *ccache_inode_bucket(const struct ccache_key *key)
+/* The bucket of @key's record in @t. */
+static struct hlist_head *ccache_inode_bucket(const struct ccache_inode_table *t,
+					      const struct ccache_key *key)
 {
-	return &ccache_inodes[hash_32(ccache_inode_hash(key),
-				      ccache_inodes_bits)];
+	return &t->heads[hash_32(ccache_inode_hash(key), t->bits)];
 }
 
 static u32 ccache_key_hash(const struct ccache_key *key)
@@ -328,6 +350,18 @@ static struct ccache_inode *ccache_inode_regenerate(struct ccache_inode *ci,
 	return fresh;
 }
 
+/* @key's record in @t, or NULL.  Context: ccache_lock held. */
+static struct ccache_inode *ccache_inode_find(const struct ccache_inode_table *t,
+					      const struct ccache_key *key)
+{
+	struct ccache_inode *ci;
+
+	hlist_for_each_entry(ci, ccache_inode_bucket(t, key), hash)
+		if (ccache_same_inode(&ci->key, key))
+			return ci;
+	return NULL;
+}
+
 /**
  * ccache_inode_lookup() - find a file's record
  * @key: the file
@@ -345,9 +379,9 @@ struct ccache_inode *ccache_inode_lookup(const struct ccache_key *key)
 
 	lockdep_assert_held(&ccache_lock);
 	if (!ci || !ccache_same_inode(&ci->key, key)) {
-		hlist_for_each_entry(ci, ccache_inode_bucket(key), hash)
-			if (ccache_same_inode(&ci->key, key))
-				break;
+		ci = ccache_inode_find(&ccache_inodes, key);
+		if (!ci && ccache_inodes_old.heads)
+			ci = ccache_inode_find(&ccache_inodes_old, key);
 		if (!ci)
 			return NULL;
 		ccache_inode_last = ci;
@@ -374,9 +408,115 @@ struct ccache_inode *ccache_inode_get_or_create(const struct ccache_key *key)
 	if (ci)
 		return ci;
 	ci = ccache_inode_new(key);
-	if (ci)
-		hlist_add_head(&ci->hash, ccache_inode_bucket(key));
+	if (!ci)
+		return NULL;
+	hlist_add_head(&ci->hash, ccache_inode_bucket(&ccache_inodes, key));
+	if (unlikely(ccache_stat_read(inodes) > ccache_inodes_grow_at))
+		schedule_work(&ccache_inodes_grower);
 	return ci;
+}
+
+/*
+ * Move the old table's records into the new one from bucket
+ * ccache_inodes_moved on, until @hold ends, CCACHE_INODE_MOVE_LOOK
+ * buckets were looked at (records freed since it grew leave empty ones)
+ * or the old table is empty.  Return: true when it is.  Context:
+ * ccache_lock held, no drop walking.
+ */
+#define CCACHE_INODE_MOVE_LOOK 512
+static bool ccache_inodes_move(struct ccache_hold *hold)
+{
+	unsigned int looked = 0;
+	struct hlist_head *head;
+	struct ccache_inode *ci;
+	struct hlist_node *tmp;
+
+	for (; ccache_inodes_moved < 1UL << ccache_inodes_old.bits;
+	     ccache_inodes_moved++) {
+		if (looked++ == CCACHE_INODE_MOVE_LOOK)
+			return false;
+		head = &ccache_inodes_old.heads[ccache_inodes_moved];
+		hlist_for_each_entry_safe(ci, tmp, head, hash) {
+			hlist_del(&ci->hash);
+			hlist_add_head(&ci->hash,
+				       ccache_inode_bucket(&ccache_inodes,
+							   &ci->key));
+			if (ccache_hold_step(hold))
+				return false;	/* @head may have more */
+		}
+	}
+	return true;
+}
+
+/*
+ * Take ccache_lock once no drop walks the records (ccache_dropping).
+ * Context: process context.  Return: the flags spin_lock_irqsave() saved.
+ */
+static unsigned long ccache_lock_undropping(void)
+	__acquires(&ccache_lock)
+{
+	unsigned long flags;
+
+	for (;;) {
+		spin_lock_irqsave(&ccache_lock, flags);
+		if (!ccache_dropping)
+			return flags;
+		spin_unlock_irqrestore(&ccache_lock, flags);
+		msleep(20);
+	}
+}
+
+/*
+ * Grow the record table (see ccache_inodes): allocate the larger one
+ * outside ccache_lock, put it in place, then move the old one's chains,
+ * one hold at a time, and free it.  An allocation that fails is tried
+ * again once the records have doubled.
+ */
+static void ccache_inodes_grow_work(struct work_struct *work)
+{
+	unsigned int bits = min(ccache_inodes.bits + CCACHE_INODE_GROWTH_BITS,
+				CCACHE_INODE_MAX_BITS);
+	struct hlist_head *heads, *old;
+	struct ccache_hold hold;
+	unsigned long flags;
+	bool done;
+
+	if (ccache_stat_read(inodes) <= READ_ONCE(ccache_inodes_grow_at))
+		return;
+	heads = kvcalloc(1UL << bits, sizeof(*heads),
+			 GFP_KERNEL | __GFP_NOWARN);
+	flags = ccache_lock_undropping();
+	if (!heads) {
+		ccache_inodes_grow_at = 2 * ccache_stat_read(inodes);
+		spin_unlock_irqrestore(&ccache_lock, flags);
+		return;
+	}
+	ccache_inodes_old = ccache_inodes;
+	ccache_inodes = (struct ccache_inode_table){ heads, bits };
+	ccache_inodes_moved = 0;
+	ccache_inodes_grow_at = bits < CCACHE_INODE_MAX_BITS ?
+				CCACHE_INODE_LOAD << bits : ULONG_MAX;
+	spin_unlock_irqrestore(&ccache_lock, flags);
+	trace_ccache_inodes_grow(1UL << bits, ccache_stat_read(inodes));
+	do {
+		ccache_hold_begin(&hold);
+		flags = ccache_lock_undropping();
+		done = ccache_inodes_move(&hold);
+		old = ccache_inodes_old.heads;
+		if (done)
+			ccache_inodes_old.heads = NULL;
+		spin_unlock_irqrestore(&ccache_lock, flags);
+		cond_resched();
+	} while (!done);
+	kvfree(old);
+}
+
+/**
+ * ccache_inode_buckets() - Return: the buckets of the record table.
+ */
+unsigned long ccache_inode_buckets(void)
+{
+	return 1UL << READ_ONCE(ccache_inodes.bits);
 }
 
 /**
@@ -1133,8 +1273,13 @@ static unsigned long ccache_drop_walk(struct super_block *sb, unsigned int how)
 	unsigned long erased = 0;
 	unsigned int bkt;
 
-	for (bkt = 0; bkt < 1U << ccache_inodes_bits; bkt++)
-		erased += ccache_drop_list(&ccache_inodes[bkt], sb, how);
+	for (bkt = 0; bkt < 1U << ccache_inodes.bits; bkt++)
+		erased += ccache_drop_list(&ccache_inodes.heads[bkt], sb, how);
+	/* the move waits for the walk: what is left there stays there */
+	for (bkt = 0; ccache_inodes_old.heads &&
+	     bkt < 1U << ccache_inodes_old.bits; bkt++)
+		erased += ccache_drop_list(&ccache_inodes_old.heads[bkt], sb,
+					   how);
 	if (!sb)
 		erased += ccache_drop_list(&ccache_zombies, NULL, how);
 	return erased;
@@ -1394,10 +1539,11 @@ int ccache_store_init(void)
 
 	ccache_entry_cache = KMEM_CACHE(ccache_entry, 0);
 	ccache_inode_cache = KMEM_CACHE(ccache_inode, 0);
-	ccache_inodes_bits = order_base_2(max(totalram_pages() / CCACHE_INODE_SHARE,
+	ccache_inodes.bits = order_base_2(max(totalram_pages() / CCACHE_INODE_SHARE,
 					      CCACHE_INODE_MIN_BUCKETS));
-	ccache_inodes = kvcalloc(1UL << ccache_inodes_bits,
-				 sizeof(*ccache_inodes), GFP_KERNEL);
+	ccache_inodes.heads = kvcalloc(1UL << ccache_inodes.bits,
+				       sizeof(*ccache_inodes.heads), GFP_KERNEL);
+	ccache_inodes_grow_at = CCACHE_INODE_LOAD << ccache_inodes.bits;
 	ccache_staging_total = clamp(totalram_pages() / 32, CCACHE_STAGING_MIN,
 				     CCACHE_STAGING_MAX);
 	ccache_stages = kvcalloc(ccache_staging_total, sizeof(*ccache_stages),
@@ -1409,7 +1555,7 @@ int ccache_store_init(void)
 	ccache_entry_reserve.max = ccache_staging_total;
 	ccache_entry_reserve.cache = ccache_entry_cache;
 	ccache_inode_reserve.cache = ccache_inode_cache;
-	if (!ccache_entry_cache || !ccache_inode_cache || !ccache_inodes ||
+	if (!ccache_entry_cache || !ccache_inode_cache || !ccache_inodes.heads ||
 	    !ccache_stages || !ccache_staging || !ccache_entry_reserve.objs)
 		goto fail;
 	for (i = 0; i < ccache_staging_total; i++) {
@@ -1440,13 +1586,14 @@ void ccache_store_exit(void)
 	/* tasks between the atomic_dec() and the return */
 	if (READ_ONCE(ccache_sb_drops_used))
 		synchronize_rcu_tasks();
-	/* no lookup runs now, so no zombie is added after this */
+	/* no lookup runs now, so no zombie or record is added after this */
 	cancel_work_sync(&ccache_zombie_worker);
-	if (ccache_inodes)	/* forgets and frees every record */
+	cancel_work_sync(&ccache_inodes_grower);	/* it ends its move */
+	if (ccache_inodes.heads)	/* forgets and frees every record */
 		ccache_drop_matching(NULL, CCACHE_DROP_FORGET |
 				     CCACHE_DROP_RESCHED);
-	kvfree(ccache_inodes);
-	ccache_inodes = NULL;
+	kvfree(ccache_inodes.heads);
+	ccache_inodes.heads = NULL;
 	flush_work(&ccache_graveyard_worker);
 	ccache_graveyard_drain();
 	ccache_reserve_empty(&ccache_entry_reserve);

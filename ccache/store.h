@@ -273,6 +273,7 @@ void ccache_staging_put(struct ccache_stage *stage);
 void ccache_graveyard_drain(void);
 void ccache_reserves_fill(void);
 unsigned long ccache_staging_bytes(void);
+unsigned long ccache_inode_buckets(void);
 #ifdef CCACHE_FAULT_INJECT
 unsigned int ccache_staging_dirty(void);
 #endif

@@ -196,6 +196,8 @@ static struct attribute *ccache_attrs[] = {
 	CCACHE_REJECTS(policy, POLICY),
 	CCACHE_REJECTS(cgroup_limit, CGROUP_LIMIT),
 	CCACHE_COUNTER(invalidations),
+	CCACHE_COUNTER(inodes),
+	CCACHE_DERIVED(inode_buckets),
 	CCACHE_COUNTER(lru_evictions),
 	CCACHE_COUNTER(idle_evictions),
 	CCACHE_COUNTER(shrinker_frees),

@@ -155,6 +155,21 @@ TRACE_EVENT(ccache_drop,
 		      __entry->erased, __entry->forget, __entry->resched)
 );
 
+/*
+ * The per-file records' table grew to @buckets, with @records records in
+ * use (store.c, ccache_inodes_grow_work()).
+ */
+TRACE_EVENT(ccache_inodes_grow,
+	    TP_PROTO(unsigned long buckets, unsigned long records),
+	    TP_ARGS(buckets, records),
+	    TP_STRUCT__entry(__field(unsigned long, buckets)
+			     __field(unsigned long, records)),
+	    TP_fast_assign(__entry->buckets = buckets;
+			   __entry->records = records;),
+	    TP_printk("buckets %lu records %lu", __entry->buckets,
+		      __entry->records)
+);
+
 /* An entry evicted from the LRU, for the shrinker or the pool limit. */
 TRACE_EVENT(ccache_evict,
 	    TP_PROTO(const struct ccache_key *key, pgoff_t index,
