@@ -317,6 +317,14 @@ module_param_cb(fault_every, &ccache_uint_ops, &ccache_fault_every_knob,
 MODULE_PARM_DESC(fault_every,
 		 "TEST ONLY: every Nth pass through a fault_inject site fails (1-1000000, default 1)");
 
+static struct ccache_uint_knob ccache_submit_delay_knob = {
+	.val = &kspu_cpu_test_delay_ms, .min = 0, .max = 1000,
+};
+module_param_cb(fault_submit_delay_ms, &ccache_uint_ops,
+		&ccache_submit_delay_knob, 0644);
+MODULE_PARM_DESC(fault_submit_delay_ms,
+		 "TEST ONLY: milliseconds the cpu backend's submitter spins before arming its timer (0-1000, default 0)");
+
 static int ccache_staging_dirty_get(char *buf, const struct kernel_param *kp)
 {
 	return sysfs_emit(buf, "%u\n", ccache_staging_dirty());

@@ -20,6 +20,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
@@ -215,6 +216,16 @@ static void kspu_cpu_stop(void)
 	mutex_unlock(&kspu_cpu_mutex);
 }
 
+#ifdef KSPU_TEST_HOOKS
+/*
+ * Test builds only: how long, in milliseconds, a submitter spins between
+ * queueing its jobs and arming the timer, which widens the window where
+ * a restart meets a late submitter (kspu_cpu_stop_locked();
+ * selftests/offload_restart.sh).  At most 1 s (params.c).
+ */
+unsigned int kspu_cpu_test_delay_ms;
+#endif
+
 /*
  * Waking a thread on another CPU is dear on the capture probe's path, so
  * it is done once per batch: when the queue reaches a batch, or from a
@@ -229,6 +240,9 @@ static unsigned int kspu_cpu_submit(struct kspu_job **jobs, unsigned int n)
 
 	if (len < 0)
 		return 0;
+#ifdef KSPU_TEST_HOOKS
+	mdelay(READ_ONCE(kspu_cpu_test_delay_ms));
+#endif
 	if (len >= batch && len - n < batch) {
 		if (wq_has_sleeper(&kspu_cpu_wait))
 			wake_up(&kspu_cpu_wait);

@@ -196,5 +196,9 @@ bool kspu_cpu_get_sched_idle(void);
 #define KSPU_CPU_BOOST_MAX 3
 bool kspu_cpu_boost(unsigned int level);
 unsigned long kspu_cpu_busy_ns(void);
+#ifdef KSPU_TEST_HOOKS
+/* test builds only: ms a submitter spins before it arms the timer */
+extern unsigned int kspu_cpu_test_delay_ms;
+#endif
 
 #endif /* _CCACHE_KSPU_H */
