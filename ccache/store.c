@@ -416,6 +416,13 @@ struct ccache_inode *ccache_inode_get_or_create(const struct ccache_key *key)
 	return ci;
 }
 
+/* The records above which a table of 2^@bits buckets grows. */
+static unsigned long ccache_inodes_limit(unsigned int bits)
+{
+	return bits < CCACHE_INODE_MAX_BITS ? CCACHE_INODE_LOAD << bits :
+	       ULONG_MAX;
+}
+
 /*
  * Move the old table's records into the new one from bucket
  * ccache_inodes_moved on, until @hold ends, CCACHE_INODE_MOVE_LOOK
@@ -494,8 +501,7 @@ static void ccache_inodes_grow_work(struct work_struct *work)
 	ccache_inodes_old = ccache_inodes;
 	ccache_inodes = (struct ccache_inode_table){ heads, bits };
 	ccache_inodes_moved = 0;
-	ccache_inodes_grow_at = bits < CCACHE_INODE_MAX_BITS ?
-				CCACHE_INODE_LOAD << bits : ULONG_MAX;
+	ccache_inodes_grow_at = ccache_inodes_limit(bits);
 	spin_unlock_irqrestore(&ccache_lock, flags);
 	trace_ccache_inodes_grow(1UL << bits, ccache_stat_read(inodes));
 	do {
@@ -1543,7 +1549,7 @@ int ccache_store_init(void)
 					      CCACHE_INODE_MIN_BUCKETS));
 	ccache_inodes.heads = kvcalloc(1UL << ccache_inodes.bits,
 				       sizeof(*ccache_inodes.heads), GFP_KERNEL);
-	ccache_inodes_grow_at = CCACHE_INODE_LOAD << ccache_inodes.bits;
+	ccache_inodes_grow_at = ccache_inodes_limit(ccache_inodes.bits);
 	ccache_staging_total = clamp(totalram_pages() / 32, CCACHE_STAGING_MIN,
 				     CCACHE_STAGING_MAX);
 	ccache_stages = kvcalloc(ccache_staging_total, sizeof(*ccache_stages),
