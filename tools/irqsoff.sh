@@ -17,20 +17,26 @@
 # A measurement, not a test: guests run under TCG on a KASAN and lockdep
 # kernel, each many times slower than hardware, and a hold includes
 # lockdep's checks at the acquisition, so the figures are upper bounds of
-# what a production kernel on hardware would show.
+# what a production kernel on hardware would show.  They also count the
+# stretches in which the host did not run the guest, or TCG translated
+# code for it: -i SHIFT runs the guests counting instructions, 2^SHIFT ns
+# of guest time each (tools/vm/boot.sh -I), so that a section measures the
+# guest's own work; -i 0 is a CPU of one instruction per ns, slower than
+# hardware.
 #
-# usage: irqsoff.sh [-n REPS] [-m MIB] [REF...]
+# usage: irqsoff.sh [-n REPS] [-m MIB] [-i SHIFT] [REF...]
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 # shellcheck source=tools/lib/msg.sh
 . "$here/lib/msg.sh"
-reps=3 mib=200
-while getopts "n:m:" opt; do
+reps=3 mib=200 icount=()
+while getopts "n:m:i:" opt; do
 	case $opt in
 	n) reps=$OPTARG ;;
 	m) mib=$OPTARG ;;
+	i) icount=(-I "$OPTARG") ;;
 	*) sed -n 's/^# usage: /usage: /p' "$0" >&2; exit 2 ;;
 	esac
 done
@@ -54,6 +60,12 @@ summary() {
 		printf "%d (%d-%d)\n", v[int((NR + 1) / 2)], v[1], v[NR] }'
 }
 
+if [[ ${#icount[@]} -gt 0 ]]; then
+	printf 'Guest time counts instructions, %s ns each (-i %s).\n\n' \
+		$((1 << icount[1])) "${icount[1]}"
+else
+	printf 'Guest time is the host'"'"'s (TCG stalls included).\n\n'
+fi
 printf '| module | step | pages stored | sections | median, us | longest, us | over 1 ms | which, per guest |\n'
 printf '|---|---|---|---|---|---|---|---|\n'
 for ref in "$@"; do
@@ -69,7 +81,7 @@ for ref in "$@"; do
 		# one vCPU: with two, single-threaded TCG runs them in turns,
 		# and a section would count the other vCPU's turn
 		"$here/vm/boot.sh" -k "$release" -M "$work/ccache-$rev.ko" \
-			-m 1024 -c 1 -t 1800 -d "ext4:$((mib * 2 + 256))M" \
+			"${icount[@]}" -m 1024 -c 1 -t 1800 -d "ext4:$((mib * 2 + 256))M" \
 			-a "irqsoff_mib=$mib" -o "$work/$rev-$i.log" \
 			"$here/irqsoff.guest" >"$work/$rev-$i.out" 2>&1 ||
 			{ cat "$work/$rev-$i.out" >&2; die "$rev: guest $i failed"; }

@@ -5,7 +5,7 @@
 #
 # usage: boot.sh [-k RELEASE] [-M MODULE] [-m MIB] [-c CPUS] [-t SECONDS]
 #                [-d FS:SIZE[:bps=N][:iops=N][:src=DIR|:img=FILE]]... [-o LOG]
-#                [-a ARGS] [-p OPTIONS] [-l MODULE] [-n PORT] TEST
+#                [-a ARGS] [-p OPTIONS] [-l MODULE] [-n PORT] [-I SHIFT] TEST
 #        boot.sh -i [options]            interactive shell, module loaded
 #
 # TEST is a file in selftests/ (any file in the tree, for the harness's own
@@ -25,7 +25,11 @@
 # selftests/modules/ before the test (e.g. ccache_test_acomp).  -n gives
 # the guest a network card behind QEMU's user networking, with no way out
 # (restrict=on), the guest 10.0.2.15, and the host's 127.0.0.1:PORT
-# forwarded to the guest's port 80: loopback only.
+# forwarded to the guest's port 80: loopback only.  -I runs the guest in
+# QEMU's instruction-counting mode, 2^SHIFT ns of guest time per guest
+# instruction, with the TSC at the rate that implies: time in the guest
+# then measures its own work, not the host's (a vCPU thread the host did
+# not run, or TCG translating code, takes no guest time).
 #
 # Exit status: 0 passed, 4 skipped, 1 failed.  A run fails when the guest
 # never prints the end marker (panic, oops, hang until the timeout), when
@@ -41,9 +45,10 @@ top=$(cd "$here/../.." && pwd)
 . "$top/tools/lib/image.sh"
 release=${CCDEV_KVER:-} module=$top/ccache.ko mem='' cpus='' timeout=''
 log='' interactive=0 append='' disks=() test_disks=() prepare='' port=''
+icount=''
 modopts=${CCDEV_MODOPTS:-} preload=${CCDEV_PRELOAD:-}
 
-while getopts "k:M:m:c:t:d:o:a:p:l:n:i" opt; do
+while getopts "k:M:m:c:t:d:o:a:p:l:n:I:i" opt; do
 	case $opt in
 	k) release=$OPTARG ;;
 	M) module=$OPTARG ;;
@@ -56,6 +61,7 @@ while getopts "k:M:m:c:t:d:o:a:p:l:n:i" opt; do
 	p) modopts=$OPTARG ;;
 	l) preload=$OPTARG ;;
 	n) port=$OPTARG ;;
+	I) icount=$OPTARG ;;
 	i) interactive=1 ;;
 	*) sed -n '4,20s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
 	esac
@@ -175,15 +181,20 @@ cat "$base" "$run/run.cpio" > "$run/initrd"
 # "Oops: int3" on a jump label in ktime_get() or sched_clock_cpu() during
 # boot of Debian's 7.3 (1 boot in about 10, ccache not loaded), and at the
 # ftrace and tracepoint sites ccache's unload patches on 6.12 and 7.3.
-tcg_thread=${CCDEV_TCG_THREAD:-$([[ $cpus -gt 1 ]] && echo single || echo multi)}
+# Counting instructions needs single-threaded TCG.
+tcg_thread=${CCDEV_TCG_THREAD:-$([[ $cpus -gt 1 || -n $icount ]] && echo single || echo multi)}
 # Without the host's TSC rate a TCG guest sometimes hangs calibrating it.
 khz=$(awk -F: '/^cpu MHz/ { printf "%d", $2 * 1000; exit }' /proc/cpuinfo)
+# Counting instructions, QEMU's TSC ticks once per ns of guest time.
+[[ -z $icount ]] || khz=1000000
 # shellcheck disable=SC2054 # commas inside QEMU options
 qemu=(qemu-system-x86_64 -accel "tcg,thread=$tcg_thread" -M microvm -cpu max
 	-nodefaults -no-reboot -display none -m "$mem" -smp "$cpus"
 	-kernel "$kernel" -initrd "$run/initrd"
 	-append "console=ttyS0 loglevel=5 tsc_early_khz=${khz:-2000000} tsc=reliable oops=panic panic=-1 reboot=t $append"
 	"${qemu_disks[@]}")
+# shellcheck disable=SC2054 # commas inside QEMU options
+[[ -z $icount ]] || qemu+=(-icount "shift=$icount,sleep=on")
 # shellcheck disable=SC2054 # commas inside QEMU options
 [[ -z $port ]] || qemu+=(-netdev "user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:$port-:80"
 	-device virtio-net-device,netdev=n0)
