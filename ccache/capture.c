@@ -363,44 +363,61 @@ static bool ccache_capture_page(struct ccache_inode *ci, struct folio *folio,
 }
 
 /*
- * @folio, of one page, leaves again with the entry it was served from
- * still kept in @ci (ccache_serve_folio()), under the cgroup record
- * @memcg: copy it for the publish worker to compare
- * (ccache_publish_verify()) instead of capturing it.  Return: the stage
- * to hand to the worker once ccache_lock is dropped, or NULL: capture it.
+ * @folio leaves again with the entries it was served from still kept in
+ * @ci (ccache_serve_folio()), under the cgroup record @memcg: copy its
+ * pages for the publish worker to compare (ccache_publish_verify())
+ * instead of capturing them, all of them or none, as it was served.
+ * Return: how many stages, their jobs in @jobs, to hand to the worker
+ * once ccache_lock is dropped; 0: capture it.
  * Context: ccache_lock held.
  */
-static struct ccache_stage *ccache_capture_kept(struct ccache_inode *ci,
-						struct folio *folio, int memcg)
+static unsigned int ccache_capture_kept(struct ccache_inode *ci,
+					struct folio *folio, int memcg,
+					struct kspu_job **jobs)
 {
+	unsigned int i, nr = folio_nr_pages(folio);
 	struct ccache_stage *stage;
 	struct ccache_entry *e;
 
-	if (folio_nr_pages(folio) != 1)
-		return NULL;
-	e = xa_load(&ci->entries, folio->index);
-	if (!e || !e->kept || e->memcg != memcg)
-		return NULL;
-	stage = ccache_staging_get();
-	if (!stage)
-		return NULL;
-	ccache_stage_copy(stage, folio, 0);
-	stage->tag = ccache_page_tag(&ci->key, folio->index);
-	stage->tries = 0;
-	stage->verify = true;
-	stage->epoch = ci->epoch;
-	stage->job = (struct kspu_job) { .priv = e };
-	kref_get(&e->ref);		/* the stage's */
-	ccache_kept_verify(e, 1 + folio_test_workingset(folio));
-	return stage;
+	for (i = 0; i < nr; i++) {
+		e = xa_load(&ci->entries, folio->index + i);
+		if (!e || !e->kept || e->memcg != memcg)
+			return 0;
+	}
+	for (i = 0; i < nr; i++) {
+		stage = ccache_staging_get();
+		if (!stage)
+			break;
+		jobs[i] = &stage->job;
+	}
+	if (i < nr) {		/* back in the order they were taken */
+		while (i--)
+			__ccache_staging_put(container_of(jobs[i],
+							  struct ccache_stage,
+							  job));
+		return 0;
+	}
+	for (i = 0; i < nr; i++) {
+		stage = container_of(jobs[i], struct ccache_stage, job);
+		e = xa_load(&ci->entries, folio->index + i);
+		ccache_stage_copy(stage, folio, i);
+		stage->tag = ccache_page_tag(&ci->key, folio->index + i);
+		stage->tries = 0;
+		stage->verify = true;
+		stage->epoch = ci->epoch;
+		stage->job = (struct kspu_job) { .priv = e };
+		kref_get(&e->ref);		/* the stage's */
+		ccache_kept_verify(e, 1 + folio_test_workingset(folio));
+	}
+	return nr;
 }
 
 static void ccache_capture_probe(void *data, struct folio *folio)
 {
 	struct kspu_job **jobs = this_cpu_ptr(&ccache_capture_batch)->jobs;
 	struct address_space *mapping = folio->mapping;
-	struct ccache_stage *kept = NULL;
 	unsigned int taken, captured = 0, dropped = 0, nr = folio_nr_pages(folio);
+	unsigned int kept = 0;
 	enum ccache_reject why = CCACHE_REJECT_POLICY;
 	struct ccache_inode *ci;
 	bool reject, bdev;
@@ -459,7 +476,7 @@ static void ccache_capture_probe(void *data, struct folio *folio)
 			reject = memcg < 0;
 		}
 		if (capture && !reject && ccache_stat_read(kept_pages))
-			kept = ccache_capture_kept(ci, folio, memcg);
+			kept = ccache_capture_kept(ci, folio, memcg, jobs);
 		while (capture && !reject && !kept && captured < nr) {
 			reject = !ccache_capture_page(ci, folio, captured,
 						      memcg, &jobs[captured],
@@ -485,7 +502,10 @@ static void ccache_capture_probe(void *data, struct folio *folio)
 	spin_unlock_irqrestore(&ccache_lock, flags);
 
 	if (kept) {
-		ccache_stage_done(kept);
+		for (taken = 0; taken < kept; taken++)
+			ccache_stage_done(container_of(jobs[taken],
+						       struct ccache_stage,
+						       job));
 		return;
 	}
 	if (reject)		/* the pages not captured, or erased */

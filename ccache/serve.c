@@ -206,8 +206,8 @@ bool ccache_serve_folio(const struct ccache_key *key, struct folio *folio,
 		ccache_flush();
 		WRITE_ONCE(ccache_missed_seen, missed);
 	}
-	/* one page of a regular file: see ccache_capture_kept() */
-	keep = nr == 1 && ccache_param_keep_served() &&
+	/* a regular file's folio: see ccache_capture_kept() */
+	keep = ccache_param_keep_served() &&
 	       !ccache_inode_is_bdev(folio->mapping->host);
 	if (nr > CCACHE_MAX_FOLIO_PAGES ||
 	    !ccache_take(key, folio->index, nr, keep, e)) {

@@ -180,15 +180,16 @@ enum ccache_entry_state {
  *     pool object (if any) from then on.  A reader (serve.c) takes a
  *     reference, under ccache_lock, only to a published entry that is
  *     neither kept nor verifying; it then erases it, or keeps it.
- *  3a. ccache_entry_keep() (reader, ccache_lock): a served regular
- *     file's entry of one page stays, "kept", off the LRU on ccache_kept,
- *     where lru.c evicts first: its page is in the page cache, which
- *     reads use, so no reader serves it.  When reclaim evicts that page
- *     again, the capture probe copies it to a stage, and the entry,
- *     "verifying", goes back to the LRU (ccache_kept_verify()); the
- *     publish worker then compares its data with the copy and clears the
- *     mark if they are the same bytes, else captures the copy in its
- *     place (capture.c, ccache_publish_verify()).  Not compressing the
+ *  3a. ccache_entry_keep() (reader, ccache_lock): the entries a regular
+ *     file's folio was served from stay, "kept", off the LRU on
+ *     ccache_kept, where lru.c evicts first: their pages are in the page
+ *     cache, which reads use, so no reader serves them.  When reclaim
+ *     evicts that folio again, the capture probe copies each page to a
+ *     stage, all of them or none, and each entry, "verifying", goes back
+ *     to the LRU (ccache_kept_verify()); the publish worker then compares
+ *     its data with the copy and clears the mark if they are the same
+ *     bytes, else captures the copy in its place as a page of its own,
+ *     order 0 (capture.c, ccache_publish_verify()).  Not compressing the
  *     page again is all it saves: the entry is then what a new capture
  *     of that page would have stored.
  *     Any other way out of the page cache erases it (capture.c).
