@@ -1,14 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# ccache unloads safely under load, 20 times (10 on a debug kernel; see
+# ccache unloads safely under load, 10 times (5 on a debug kernel; see
 # progs/lifecycle.sh).
-# VM: mem=256 cpus=2 disk=ext4:512M disk=xfs:512M timeout=600
+# VM: mem=256 cpus=2 disk=ext4:512M disk=xfs:512M timeout=400
 # shellcheck source=selftests/lib/tap.sh
 . ./lib/tap.sh
 # shellcheck source=selftests/progs/cctest.sh
 . ./progs/cctest.sh
 
-cycles=20
-! cc_debug_kernel || cycles=10
+cycles=10
+! cc_debug_kernel || cycles=5
 # shellcheck source=selftests/progs/lifecycle.sh
 . ./progs/lifecycle.sh
