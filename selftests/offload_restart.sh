@@ -8,10 +8,11 @@
 # to the other, so the restart, on the other vCPU, runs inside the
 # window.  A loop restarts the backend 40 times while reclaim pushes a
 # file out and ccache captures it.  A restart that set the timer up again
-# after a late submitter armed it ("ODEBUG: init active" from the debug
-# kernel's timer object debugging, a corrupt timer wheel elsewhere) fails
-# the run.  The file must read back as written and jobs must have gone
-# through.
+# after a late submitter armed it corrupts the timer wheel and fails the
+# run: a hung guest, or "ODEBUG: init active" from a debug kernel's timer
+# object debugging (Documentation/testing.rst says where the race has
+# been shown).  The file must read back as written and jobs must have
+# gone through.
 # VM: mem=256 cpus=2 disk=ext4:512M timeout=300
 # shellcheck source=selftests/lib/tap.sh
 . ./lib/tap.sh
