@@ -93,6 +93,35 @@ check_eq "results.csv: cc.2's nginx req/s and disk reads per request" \
 	"$(python3 -c 'import csv, sys
 print(*[(r["rps"], r["disk_reads_per_unit"]) for r in csv.DictReader(open(sys.argv[1]))
 	if r["run"] == "cc.2" and r["phase"] == "nginx"])' "$dir/results.csv")" "('121.0', '1.5')"
+check_fails "no manifests: no section against the least any cache could read" \
+	grep -q '^### Against the least' "$dir/report.md"
+
+# least ROW CONFIG COLUMN: in that section, the cell of ROW's CONFIG
+least() {
+	awk -F ' *[|] *' -v row="$1" -v cfg="$2" -v col="$3" '
+		/^#/ { in_sec = /^### Against the least/; c = 0; next }
+		!in_sec || !/^[|]/ { next }
+		!c { for (i = 2; i < NF; i++) if ($i == col) c = i; next }
+		$2 == row && $3 == cfg { print $c; exit }' "$dir/report.md"
+}
+# one docset file of 100,000 pages, every request for it: a cache of N
+# pages of it leaves 100,000 - N from the disk.  The fake guests' page
+# cache ends at 80,000 KiB (20,000 pages), ccache's pool with 30,000.
+printf '/one %d 0\n' $((100000 * 4096)) > "$dir/docset.manifest"
+python3 host/noplots.py "$report" "$dir" > /dev/null 2>&1
+check_eq "a manifest: the plain kernel held 20,000 pages, 78.1 MiB" \
+	"$(least "$nginx" "$plain" 'data in memory MiB')" 78.1
+check_eq "which leave 80,000 pages, 320,000 KiB, from the disk" \
+	"$(least "$nginx" "$plain" 'least disk KiB/req')" 320000
+check_eq "ccache's pool adds its stored pages: 50,000 leave 200,000 KiB" \
+	"$(least "$nginx" "$cc" 'least disk KiB/req')" 200000
+check_eq "dm-cache adds zram's 84,000 KiB: 41,000 pages leave 236,000 KiB" \
+	"$(least "$nginx" "$dmz" 'least disk KiB/req')" 236000
+check_eq "the measured disk KiB/req beside it" \
+	"$(least "$nginx" "$cc" 'disk KiB/req')" 30.0
+check_eq "no support manifest: no support row" "$(least "$support" "$cc" 'disk KiB/req')" ''
+rm "$dir/docset.manifest"
+
 check "without matplotlib: report.py says there are no plots" \
 	grep -q '^report: no matplotlib' "$dir.err"
 check_fails "without matplotlib: report.md links no plot" grep -q '\.png)' "$dir/report.md"

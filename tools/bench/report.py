@@ -17,6 +17,9 @@ Inputs, in RESULTS_DIR (what web-bench.sh wrote):
   docset.summary, support.summary
                    the two content profiles, each ending in a "DOCSET ..." or
                    "SUPPORTSET ..." line of key=value fields
+  docset.manifest, support.manifest
+                   the sets' manifests, for the bound on what any cache
+                   could read (bound.py; older runs have none: no section)
   logs/NAME.REP.log
                    each run's guest console: "BENCH config=NAME phase=PHASE
                    key=value..." once per phase (counters are deltas over the
@@ -54,6 +57,9 @@ import shlex
 import statistics
 import sys
 from dataclasses import dataclass, field
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bound  # noqa: E402  (tools/bench/bound.py, beside this file)
 
 USER_HZ = 100
 STALLS = ('self-detected stall', 'rcu_preempt detected stalls', 'blocked for more than',
@@ -1045,7 +1051,62 @@ def write_csv(path, configs, mem):
 
 # ---- the report ----
 
-def report(env, configs, docset, support, made, bad):
+def held_pages(p):
+    """Pages of data a configuration held in memory at a phase's end: its
+    page cache (the initramfs and the guest's other files included), the
+    original size of what ccache's pool and zram held."""
+    return (p.get('cached_kib', 0) + p.get('stored_pages', 0) * 4
+            + p.get('zram_orig_kib', 0)) // 4
+
+
+def bound_section(ws, configs, outdir, env):
+    """Each web workload's disk KiB per request against the least any cache
+    holding as much data could leave (bound.py), from the manifests
+    web-bench.sh copied into outdir (none in older runs: no section)."""
+    sets = {'nginx': ('docset', 'zipf'), 'apache': ('docset', 'zipf'),
+            'support': ('support', 'support_zipf')}
+    rows, pop = [], {}
+    for w in ws:
+        if w.phase not in sets:
+            continue
+        name, zkey = sets[w.phase]
+        path = os.path.join(outdir, f'{name}.manifest')
+        if not os.path.exists(path) or zkey not in env:
+            continue
+        if (name, zkey) not in pop:
+            files = bound.popularity(bound.read_manifest(path), float(env[zkey]), 1)
+            pop[(name, zkey)] = (files, sum(c * n for c, n in files))
+        files, asked = pop[(name, zkey)]
+        for c in configs:
+            held, least, over = [], [], []
+            for r in c.runs:
+                p, d = r.phases.get(w.phase), r.derived.get(w.phase, {})
+                if p is None or 'disk_kib_per_unit' not in d:
+                    continue
+                kib = (asked - bound.best_hits(files, held_pages(p))) * 4
+                held.append(held_pages(p) * 4 / 1024)
+                least.append(kib)
+                over.append(ratio(d['disk_kib_per_unit'], kib))
+            if least:
+                rows.append([w.title, c.label, fmt(statistics.median(held)),
+                             fmt(statistics.median(least)),
+                             fmt(med(over_runs(c, w.phase, 'disk_kib_per_unit'))),
+                             fmt(med(spread(over)), '.2f')])
+    if not rows:
+        return []
+    return ['### Against the least any cache could read\n',
+            'webload draws each request on its own, so no cache serves more of a request, '
+            'on average, than one holding the most popular files\' pages, as many as fit '
+            '(`tools/bench/bound.py`).  data in memory: what the configuration held at the '
+            'phase\'s end, its page cache (the guest\'s own files included) and the original '
+            'size of the pages its pool or zram held; least: the disk KiB per request such a '
+            'cache leaves; over the least: the measured figure over it, per run (1 would be '
+            'no cache could do better with that much data).  Medians over the repetitions.\n',
+            table(['workload', 'configuration', 'data in memory MiB', 'least disk KiB/req',
+                   'disk KiB/req', 'over the least'], rows)]
+
+
+def report(env, configs, docset, support, made, bad, outdir):
     ref = reference(configs)
     ws = measured(configs)
     md = header(env, configs, docset, support)
@@ -1064,6 +1125,7 @@ def report(env, configs, docset, support, made, bad):
         if w.phase in made:
             md.append(f'![{w.title} over time]({made[w.phase]})\n')
     md += turnover_section(ws, configs)
+    md += bound_section(ws, configs, outdir, env)
     md += cpu_section(ws, configs)
     md += dmz_section(ws, configs)
     md += verification_section(ws, configs)
@@ -1089,7 +1151,7 @@ def main():
     write_csv(os.path.join(outdir, 'results.csv'), configs, int(env['mem']))
     made = plots(outdir, args.prefix, measured(configs), configs, reference(configs))
     text = report(env, configs, read_summary(os.path.join(outdir, 'docset.summary')),
-                  read_summary(os.path.join(outdir, 'support.summary')), made, bad)
+                  read_summary(os.path.join(outdir, 'support.summary')), made, bad, outdir)
     with open(os.path.join(outdir, 'report.md'), 'w') as f:
         f.write(text)
     print(text[text.index('## Results'):text.index('### Time per run')])

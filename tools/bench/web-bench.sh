@@ -300,6 +300,9 @@ read -r docset size < <(sized_set docset $(((mem * 2200 / 10 + 127) / 128)))
 read -r support _ < <(sized_set support $((mem * 22 / 10)))
 cp "$docset/summary" "$out/docset.summary"
 cp "$support/summary" "$out/support.summary"
+# for the report's bound on what any cache could do (bound.py)
+cp "$docset/manifest" "$out/docset.manifest"
+cp "$support/manifest" "$out/support.manifest"
 say "$(head -n 1 "$docset/summary")"
 say "$(head -n 1 "$support/summary")"
 
