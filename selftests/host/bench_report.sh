@@ -27,14 +27,15 @@ run() {
 	err=$(grep -v '^report: no matplotlib' "$dir.err")
 }
 
-# cell SECTION ROW COLUMN: in report.md's table under the heading SECTION,
-# the cell of the row whose first cell is ROW and the column headed COLUMN
+# cell SECTION ROW COLUMN [SECOND]: in report.md's table under the heading
+# SECTION, the cell of the row whose first cell is ROW (and second SECOND,
+# if given) and the column headed COLUMN
 cell() {
-	awk -F ' *[|] *' -v sec="$1" -v row="$2" -v col="$3" '
+	awk -F ' *[|] *' -v sec="$1" -v row="$2" -v col="$3" -v second="${4-}" '
 		/^#/ { sub(/^#+ /, ""); in_sec = ($0 == sec); c = 0; next }
 		!in_sec || !/^[|]/ { next }
 		!c { for (i = 2; i < NF; i++) if ($i == col) c = i; next }
-		$2 == row { print $c; exit }' "$dir/report.md"
+		$2 == row && (second == "" || $3 == second) { print $c; exit }' "$dir/report.md"
 }
 
 # has DESC FILE TEXT: FILE has the line TEXT
@@ -96,13 +97,10 @@ print(*[(r["rps"], r["disk_reads_per_unit"]) for r in csv.DictReader(open(sys.ar
 check_fails "no manifests: no section against the least any cache could read" \
 	grep -q '^### Against the least' "$dir/report.md"
 
-# least ROW CONFIG COLUMN: in that section, the cell of ROW's CONFIG
+# least WORKLOAD CONFIG COLUMN: in that section, the cell of WORKLOAD's
+# CONFIG
 least() {
-	awk -F ' *[|] *' -v row="$1" -v cfg="$2" -v col="$3" '
-		/^#/ { in_sec = /^### Against the least/; c = 0; next }
-		!in_sec || !/^[|]/ { next }
-		!c { for (i = 2; i < NF; i++) if ($i == col) c = i; next }
-		$2 == row && $3 == cfg { print $c; exit }' "$dir/report.md"
+	cell 'Against the least any cache could read' "$1" "$3" "$2"
 }
 # one docset file of 100,000 pages, every request for it: a cache of N
 # pages of it leaves 100,000 - N from the disk.  The fake guests' page

@@ -82,6 +82,11 @@ def popularity(sizes, zipf, seed):
             for w, i in zip(weights, ranking(len(sizes), seed))]
 
 
+def asked_pages(files):
+    """Expected pages a request asks for."""
+    return sum(chance * pages for chance, pages in files)
+
+
 def best_hits(files, room):
     """Expected pages per request in the best cache of ROOM pages."""
     hits = 0.0
@@ -109,7 +114,7 @@ def main():
     if any(not 0 < r <= 1 for r in ratios) or any(m < 0 for m in a.mib):
         sys.exit('bound.py: RATIO must be in (0, 1], MIB at least 0')
     files = popularity(read_manifest(a.manifest), a.zipf, a.seed)
-    asked = sum(chance * pages for chance, pages in files)
+    asked = asked_pages(files)
     total = sum(pages for _, pages in files)
     print(f'{a.manifest}: {len(files)} files, {total} pages, '
           f'zipf {a.zipf}, seed {a.seed}: '

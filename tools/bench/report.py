@@ -1075,7 +1075,7 @@ def bound_section(ws, configs, outdir, env):
             continue
         if (name, zkey) not in pop:
             files = bound.popularity(bound.read_manifest(path), float(env[zkey]), 1)
-            pop[(name, zkey)] = (files, sum(c * n for c, n in files))
+            pop[(name, zkey)] = (files, bound.asked_pages(files))
         files, asked = pop[(name, zkey)]
         for c in configs:
             held, least, over = [], [], []
@@ -1083,8 +1083,9 @@ def bound_section(ws, configs, outdir, env):
                 p, d = r.phases.get(w.phase), r.derived.get(w.phase, {})
                 if p is None or 'disk_kib_per_unit' not in d:
                     continue
-                kib = (asked - bound.best_hits(files, held_pages(p))) * 4
-                held.append(held_pages(p) * 4 / 1024)
+                pages = held_pages(p)
+                kib = (asked - bound.best_hits(files, pages)) * 4
+                held.append(pages * 4 / 1024)
                 least.append(kib)
                 over.append(ratio(d['disk_kib_per_unit'], kib))
             if least:
