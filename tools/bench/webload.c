@@ -47,6 +47,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "crc32c.h"
+
 #define HDR_MAX		16384		/* response header limit */
 #define BODY_BUF	(256 * 1024)	/* per-thread receive buffer */
 #define MAX_PATH_LEN	4096
@@ -154,70 +156,6 @@ static unsigned long long now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * NSEC + ts.tv_nsec;
-}
-
-/* ---- CRC32C (Castagnoli), SSE4.2 instruction when there is one ---- */
-
-static unsigned int crc_table[8][256];
-static int crc_hw;
-
-static void crc_init(void)
-{
-	unsigned int i, j, c;
-
-	for (i = 0; i < 256; i++) {
-		c = i;
-		for (j = 0; j < 8; j++)
-			c = c & 1 ? (c >> 1) ^ 0x82f63b78 : c >> 1;
-		crc_table[0][i] = c;
-	}
-	for (i = 0; i < 256; i++)
-		for (j = 1; j < 8; j++)
-			crc_table[j][i] = (crc_table[j - 1][i] >> 8) ^
-					  crc_table[0][crc_table[j - 1][i] & 0xff];
-#if defined(__x86_64__)
-	__builtin_cpu_init();
-	crc_hw = __builtin_cpu_supports("sse4.2") && !getenv("WEBLOAD_SOFT_CRC");
-#endif
-}
-
-#if defined(__x86_64__)
-__attribute__((target("sse4.2")))
-static unsigned int crc_update_hw(unsigned int crc, const unsigned char *p, size_t n)
-{
-	unsigned long long c = crc, v;
-
-	for (; n >= 8; p += 8, n -= 8) {
-		memcpy(&v, p, 8);
-		c = __builtin_ia32_crc32di(c, v);
-	}
-	crc = c;
-	while (n--)
-		crc = __builtin_ia32_crc32qi(crc, *p++);
-	return crc;
-}
-#endif
-
-/* CRC register update: start with ~0, finish with ~ (see crc_of) */
-static unsigned int crc_update(unsigned int crc, const unsigned char *p, size_t n)
-{
-	unsigned long long v;
-
-#if defined(__x86_64__)
-	if (crc_hw)
-		return crc_update_hw(crc, p, n);
-#endif
-	for (; n >= 8; p += 8, n -= 8) {
-		memcpy(&v, p, 8);	/* little-endian hosts only */
-		v ^= crc;
-		crc = crc_table[7][v & 0xff] ^ crc_table[6][(v >> 8) & 0xff] ^
-		      crc_table[5][(v >> 16) & 0xff] ^ crc_table[4][(v >> 24) & 0xff] ^
-		      crc_table[3][(v >> 32) & 0xff] ^ crc_table[2][(v >> 40) & 0xff] ^
-		      crc_table[1][(v >> 48) & 0xff] ^ crc_table[0][v >> 56];
-	}
-	while (n--)
-		crc = crc_table[0][(crc ^ *p++) & 0xff] ^ (crc >> 8);
-	return crc;
 }
 
 /* ---- random numbers: splitmix64 ---- */
