@@ -36,7 +36,11 @@
  *     it when the journal aborts (a shutdown, an error) or when the block
  *     is freed in the same transaction (jbd2_journal_forget()), leaving
  *     the page clean.  The kernel forgets it at eviction; ccache must not
- *     keep it.  A read that fails never gets its CRC.
+ *     keep it.  A read that fails never gets its CRC.  Such a change is
+ *     often a few bits (a bitmap, a counter): a CRC catches every change
+ *     of up to three bits or within 32 consecutive ones for sure, where
+ *     the entries' checksum (kspu_page_sum()) only makes an escape
+ *     unlikely, so marks keep the CRC.
  *
  * A capture consumes its pages' marks and inserts their entries under
  * ccache_lock; a writer erases a page's mark before it erases the page's
@@ -65,8 +69,10 @@
 #include <linux/blk-integrity.h>
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
+#include <linux/crc32c.h>
 #include <linux/delay.h>
 #include <linux/ftrace.h>
+#include <linux/highmem.h>
 #include <linux/module.h>
 #include <linux/pagemap.h>
 #include <linux/slab.h>
@@ -189,6 +195,16 @@ static void *ccache_mark_value(struct gendisk *disk, u32 crc, bool read)
 			   (read ? CCACHE_MARK_READ : 0));
 }
 
+/* The CRC32C of @page's data, as marks hold it (rule 3). */
+static u32 ccache_bdev_page_crc(struct page *page)
+{
+	void *data = kmap_local_page(page);
+	u32 crc = crc32c(~0U, data, PAGE_SIZE);
+
+	kunmap_local(data);
+	return crc;
+}
+
 /*
  * Page @index of @bdev, @page, was read whole: if its read's mark is still
  * there (no write since), it gets the CRC of what the read brought.
@@ -201,10 +217,12 @@ static void ccache_bdev_page_read(struct block_device *bdev, struct page *page,
 	unsigned long i = ccache_mark_index(bdev->bd_dev, index), flags;
 	void *pending = ccache_mark_value(bdev->bd_disk, 0, false);
 	void *read;
+	u32 crc;
 
 	if (!i || xa_load(&ccache_bdev_marks, i) != pending)
 		return;
-	read = ccache_mark_value(bdev->bd_disk, ccache_page_crc(page), true);
+	crc = ccache_bdev_page_crc(page);
+	read = ccache_mark_value(bdev->bd_disk, crc, true);
 	xa_lock_irqsave(&ccache_bdev_marks, flags);
 	/* replaces a value: no allocation */
 	__xa_cmpxchg(&ccache_bdev_marks, i, pending, read, GFP_ATOMIC);
@@ -268,14 +286,14 @@ void ccache_bdev_verify(struct folio *folio)
 	long i, nr = folio_nr_pages(folio);
 	unsigned long flags;
 	void *mark, *good;
+	u32 crc;
 
 	for (i = 0; i < nr && index && !xa_empty(&ccache_bdev_marks); i++) {
 		mark = xa_load(&ccache_bdev_marks, index + i);
 		if (!mark)
 			continue;
-		good = ccache_mark_value(I_BDEV(inode)->bd_disk,
-					 ccache_page_crc(folio_page(folio, i)),
-					 true);
+		crc = ccache_bdev_page_crc(folio_page(folio, i));
+		good = ccache_mark_value(I_BDEV(inode)->bd_disk, crc, true);
 		if (mark == good)
 			continue;
 		xa_lock_irqsave(&ccache_bdev_marks, flags);

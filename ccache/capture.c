@@ -316,7 +316,7 @@ static bool ccache_capture_stage(struct ccache_inode *ci,
 		.op = KSPU_COMPRESS,
 		.src = stage->page,
 		.src_len = PAGE_SIZE,
-		.want_crc = ccache_param_checksum(),
+		.want_sum = ccache_param_checksum(),
 		.done = ccache_capture_done,
 		.priv = e,
 	};
@@ -652,8 +652,8 @@ static bool ccache_publish_stage(struct ccache_stage *stage)
 		return true;
 	}
 	/* pending: no reader looks at these before ccache_entry_publish() */
-	e->has_crc = job->want_crc;
-	e->crc = job->crc;
+	e->has_sum = job->want_sum;
+	e->sum = job->sum;
 	if (ccache_fault(CCACHE_FAULT_CORRUPT))
 		ccache_fault_corrupt(stage->page, job->out_len);
 	/*

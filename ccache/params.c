@@ -296,7 +296,7 @@ MODULE_PARM_DESC(keep_served,
 static bool ccache_checksum = true;
 module_param_cb(checksum, &ccache_bool_ops, &ccache_checksum, 0644);
 MODULE_PARM_DESC(checksum,
-		 "Keep a CRC32C of each compressed page and check it on every hit (default Y)");
+		 "Keep a checksum of each compressed page and check it on every hit (default Y)");
 
 #ifdef CCACHE_FAULT_INJECT
 /* Test-only (fault.c), in test builds only (Kbuild). */

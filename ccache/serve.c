@@ -25,7 +25,6 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/crc32c.h>
 #include <linux/delay.h>
 #include <linux/ftrace.h>
 #include <linux/highmem.h>
@@ -90,25 +89,20 @@ static bool ccache_take(const struct ccache_key *key, pgoff_t index,
 	return found;
 }
 
-/**
- * ccache_page_crc() - the CRC32C of a page's data, as entries keep it
- * @page: the page
- *
- * Context: any.
- */
-u32 ccache_page_crc(struct page *page)
+/* The checksum of @page's data, as entries keep it: kspu_page_sum(). */
+static u32 ccache_page_sum(struct page *page)
 {
 	void *data = kmap_local_page(page);
-	u32 crc = crc32c(~0U, data, PAGE_SIZE);
+	u32 sum = kspu_page_sum(data);
 
 	kunmap_local(data);
-	return crc;
+	return sum;
 }
 
 /* Does @page's data match the checksum @e was stored with? */
-static bool ccache_crc_ok(struct ccache_entry *e, struct page *page)
+static bool ccache_sum_ok(struct ccache_entry *e, struct page *page)
 {
-	return !e->has_crc || ccache_page_crc(page) == e->crc;
+	return !e->has_sum || ccache_page_sum(page) == e->sum;
 }
 
 /**
@@ -144,7 +138,7 @@ bool ccache_fill(struct ccache_entry *e, struct page *page, void *buf)
 		ccache_stat_inc(decompress_errors);
 		return false;
 	}
-	if (!ccache_crc_ok(e, page)) {
+	if (!ccache_sum_ok(e, page)) {
 		ccache_stat_inc(decompress_errors);
 		ccache_stat_inc(checksum_errors);
 		pr_warn_ratelimited("a stored page failed its checksum: read from the disk instead\n");

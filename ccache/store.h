@@ -212,13 +212,13 @@ struct ccache_entry {
 	u8 verifying:1;		/* kept, its page evicted: being compared */
 	u8 alg;			/* compressor id (crypto/acomp.c) */
 	u8 referenced:2;	/* LRU second chances left, at most 2 */
-	u8 has_crc:1;		/* @crc is set: check it on a hit */
+	u8 has_sum:1;		/* @sum is set: check it on a hit */
 	u8 order:4;		/* of the folio it was captured from */
 	u8 follows:1;		/* pending, its folio admitted (lru.c) */
 	u8 gen;			/* ccache_sizing_gen() at capture */
 	u16 length;		/* compressed length */
 	u16 memcg;		/* its cgroup's record (memcg.c), 0: none */
-	u32 crc;		/* CRC32C of the page (checksum knob) */
+	u32 sum;		/* kspu_page_sum() of the page (checksum knob) */
 	union {
 		struct list_head list;	/* LRU once stored, under ccache_lock */
 		/* after the last reference: to be freed; off the LRU: held */
@@ -379,7 +379,6 @@ struct ccache_serve_buf *ccache_serve_buf_get(void);
 bool ccache_fill(struct ccache_entry *e, struct page *page, void *buf);
 bool ccache_serve_folio(const struct ccache_key *key, struct folio *folio,
 			struct ccache_serve_buf *sb);
-u32 ccache_page_crc(struct page *page);
 
 /* blockdev.c */
 

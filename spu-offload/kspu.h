@@ -70,8 +70,8 @@ enum kspu_result {
  * @out: compress: the compressed bytes, valid only inside done()
  * @out_len: their length
  * @fill_value: compress, KSPU_SAME_FILLED: the repeated word
- * @want_crc: compress: also checksum the page (unless same-filled)
- * @crc: compress, @want_crc, KSPU_COMPRESSED: the page's CRC32C
+ * @want_sum: compress: also checksum the page (unless same-filled)
+ * @sum: compress, @want_sum, KSPU_COMPRESSED: the page's kspu_page_sum()
  * @err: 0, or why the job failed
  * @done: called once when the job is finished, in any context
  * @priv: the submitter's
@@ -81,8 +81,8 @@ struct kspu_job {
 	u8 op;
 	u8 alg;
 	u8 result;
-	bool want_crc;
-	u32 crc;
+	bool want_sum;
+	u32 sum;
 	int err;
 	const void *src;
 	unsigned int src_len;
@@ -169,6 +169,7 @@ int kspu_sysfs_init(struct kobject *parent);
 void kspu_sysfs_exit(void);
 
 /* kspu.c: for backends */
+u32 kspu_page_sum(const void *data);
 bool kspu_prepare(struct kspu_job *job);
 
 /* How kspu_run() runs a job. */
