@@ -132,6 +132,8 @@ uri-none|URI hashing, plain kernel|1|0||-|-|0||uri
 uri-cc|URI hashing, ccache|1|1||cpu|lzo|0||uri
 uri-ccboost|URI hashing, ccache, offload_boost_percent=25|1|1||cpu|lzo|0|offload_boost_percent=25|uri
 uri-ccalt|URI hashing, ccache, module of -A|1|2||cpu|lzo|0||uri
+uri-cc20|URI hashing, ccache, 20% ceiling|1|1|20|cpu|lzo|0||uri
+uri-cc40|URI hashing, ccache, 40% ceiling|1|1|40|cpu|lzo|0||uri
 urinb-none|URI hashing without bound, plain kernel|1|0||-|-|0||uri-nobound
 urinb-cc|URI hashing without bound, ccache|1|1||cpu|lzo|0||uri-nobound"
 cluster_full=rr-none,rr-cc,uri-none,uri-cc
