@@ -205,6 +205,10 @@ for name in ${only//,/ }; do
 	fi
 	configs+=("$line")
 done
+# every guest boots with the module at hand, the plain kernel's too
+# (boot.sh): without it every run would fail one after another
+[[ -f $top/ccache.ko ]] ||
+	{ echo "web-bench: no $top/ccache.ko (make modules, or make bench-web)" >&2; exit 2; }
 
 # phase lengths in seconds (replay: the unthrottled Zipf load that ends
 # each web set's prefill, web-bench.guest; apache_secs 0: no Apache
