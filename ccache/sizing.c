@@ -58,9 +58,13 @@
  *
  * The pool's own hits are weighed the same way: a hit within the horizon
  * (near_hits) is a page the page cache would have served with the pool's
- * memory, without a decompression.  It saves no disk read, so it moves the
- * target neither way (what is lost is a decompression's time, a small
- * fraction of a disk read's: Documentation/design.rst).
+ * memory.  It saves no disk read, and it costs a decompression and, when
+ * the page leaves the page cache again, a capture and a compression: what
+ * the pool adds beyond the page cache's memory is CPU time, which the
+ * servers that read such pages most are short of.  So a near hit counts
+ * against the pool as an other refault does: a pool that mostly serves
+ * near hits gives its memory back to the page cache, and the hits it has
+ * left are far ones (Documentation/design.rst, "Sizing", "Near hits").
  *
  * The kernel's own refault counter (WORKINGSET_REFAULT_FILE) cannot serve:
  * it counts every refault whatever its distance, and a first version that
@@ -69,10 +73,10 @@
  * (Documentation/design.rst, "Sizing").
  *
  * Every CCACHE_SIZING_PERIOD the target moves by one page of memory per
- * other refault (towards the page cache) and by PAGE_SIZE / b pages per
- * ghost hit beyond the horizon (towards the pool): each side gains in
- * proportion to the disk reads it would have saved per byte, so the target
- * settles where a byte saves as much in either cache.  It stays within [0,
+ * other refault or near hit (towards the page cache) and by PAGE_SIZE / b
+ * pages per ghost hit beyond the horizon (towards the pool): each side
+ * gains in proportion to the disk reads it would have saved per byte, so
+ * the target settles where a byte saves as much in either cache.  It stays within [0,
  * max_pool_percent], starts at the top (today's fixed pool: a first pass
  * over data that will be read again has nothing to show yet), and the pool
  * gives back what it holds above the target at once (lru.c).
@@ -574,8 +578,8 @@ static unsigned long ccache_since(unsigned long now, unsigned long *seen)
 
 /*
  * The target after a period with @far ghost hits beyond the horizon and
- * @other refaults of the page cache, from @target, within @limit; @used
- * bytes hold @stored pages.
+ * @other refaults of the page cache and near hits, from @target, within
+ * @limit; @used bytes hold @stored pages.
  */
 static unsigned long ccache_sizing_move(unsigned long target,
 					unsigned long limit, unsigned long used,
@@ -648,7 +652,7 @@ unsigned long ccache_sizing_update(unsigned long limit, unsigned long used,
 	old = target;
 	if (!fixed)
 		target = ccache_sizing_move(target, limit, used, stored, far,
-					    other);
+					    other + near);
 	WRITE_ONCE(ccache_target, target);
 	if (target != old || far || other || was_replacing != ccache_replacing)
 		trace_ccache_pool_target(old, target, used, hits, near, far,
