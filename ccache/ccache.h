@@ -94,6 +94,7 @@ struct ccache_stats {
 	atomic_long_t slow_ghost_hits;	/* of ghost_hits: pages compression missed */
 	atomic_long_t near_ghost_hits;	/* of ghost_hits: within the horizon */
 	atomic_long_t near_hits;	/* of hits: within the horizon (sizing.c) */
+	atomic_long_t cpu_bound_periods;	/* sizing periods short of CPU */
 	atomic_long_t served_reads;	/* reads filled from the store alone */
 	atomic_long_t partial_reads;	/* reads filled in part, the rest from disk */
 	atomic_long_t bdev_hits;	/* of hits: block devices' pages */

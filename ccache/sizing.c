@@ -66,6 +66,26 @@
  * near hits gives its memory back to the page cache, and the hits it has
  * left are far ones (Documentation/design.rst, "Sizing", "Near hits").
  *
+ * Pages are not the only price: a hit's decompression runs in the reading
+ * task and takes CPU time, and a disk read it saves is worth something
+ * only if the CPUs would have waited for it with nothing else to run.
+ * Wilson, Kaplan and Smaragdakis weigh disk time saved against
+ * (de)compression time spent; a server with many connections overlaps
+ * its disk reads with other requests' work, so what a saved read is worth
+ * depends on whether the CPUs or the disk are the bottleneck.  So each
+ * period also compares the time the pool's decompressions took with the
+ * CPU time nobody wanted (idle and iowait, and what the SCHED_IDLE
+ * compression threads ran, which no other task wanted either).  When the
+ * decompressions took more (cpu_bound_periods), the CPUs were the
+ * bottleneck: the disk reads the pool saved were not waited for, and the
+ * decompressions came out of the workload's time.  Such a period counts
+ * every hit against the pool as a near hit, and no ghost hit for it: a
+ * server whose CPUs are saturated gives the pool's memory back to the page
+ * cache, whose hits cost no decompression.  A task reading alone (a
+ * streaming re-read) leaves the other CPUs idle or compressing, so its
+ * periods are not CPU-bound (Documentation/design.rst, "CPU-bound
+ * periods").
+ *
  * The kernel's own refault counter (WORKINGSET_REFAULT_FILE) cannot serve:
  * it counts every refault whatever its distance, and a first version that
  * took it (less hits and data reads) emptied the pool in a coherence test
@@ -74,7 +94,8 @@
  *
  * Every CCACHE_SIZING_PERIOD the target moves by one page of memory per
  * other refault or near hit (towards the page cache) and by PAGE_SIZE / b
- * pages per ghost hit beyond the horizon (towards the pool): each side
+ * pages per ghost hit beyond the horizon (towards the pool), hits and
+ * ghost hits counted as above in a CPU-bound period: each side
  * gains in proportion to the disk reads it would have saved per byte, so
  * the target settles where a byte saves as much in either cache.  It stays within [0,
  * max_pool_percent], starts at the top (today's fixed pool: a first pass
@@ -92,10 +113,12 @@
 
 #include <linux/blk_types.h>
 #include <linux/jiffies.h>
+#include <linux/kernel_stat.h>
 #include <linux/log2.h>
 #include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
+#include <linux/tick.h>
 #include <linux/tracepoint.h>
 #include <linux/vmstat.h>
 
@@ -213,6 +236,7 @@ static struct {
 	unsigned long cache_refaults, data_refaults, hits, near_hits;
 	unsigned long stale_ghost_hits, far_ghost_hits, slow_near_hits;
 	unsigned long data_reads, disk_reads;
+	unsigned long spare_ns, idle_class_ns, decompress_ns;
 } ccache_sizing_seen;
 
 static bool ccache_boost_may_rise(void);
@@ -228,6 +252,57 @@ static unsigned long ccache_disk_reads(void)
 
 	all_vm_events(events);
 	return events[PGPGIN] >> (PAGE_SHIFT - SECTOR_SHIFT);
+}
+
+/* @delta, counted since the last update, and the new last value in @seen */
+static unsigned long ccache_since(unsigned long now, unsigned long *seen)
+{
+	unsigned long delta = now - *seen;
+
+	*seen = now;
+	return delta;
+}
+
+/*
+ * CPU time no task wanted, in ns since boot, over every possible CPU (an
+ * offline one's does not move): idle, and idle while a task waited for
+ * I/O.  With the tick running (nohz=off) the tick's accounting, as
+ * /proc/stat.  Context: process context.
+ */
+static unsigned long ccache_spare_ns(void)
+{
+	unsigned long sum = 0;
+	u64 idle, iowait;
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		idle = get_cpu_idle_time_us(cpu, NULL);
+		iowait = get_cpu_iowait_time_us(cpu, NULL);
+		if (idle == -1ULL || iowait == -1ULL)
+			sum += kcpustat_cpu(cpu).cpustat[CPUTIME_IDLE] +
+			       kcpustat_cpu(cpu).cpustat[CPUTIME_IOWAIT];
+		else
+			sum += (idle + iowait) * NSEC_PER_USEC;
+	}
+	return sum;
+}
+
+/*
+ * Were the CPUs the bottleneck over the last period (see the top of this
+ * file)?  Did the pool's decompressions take more CPU time than nobody
+ * wanted: idle, iowait, and the SCHED_IDLE compression threads' time?
+ * Context: the sizing worker.
+ */
+static bool ccache_sizing_cpu_bound(void)
+{
+	unsigned long spare, dec;
+
+	spare = ccache_since(ccache_spare_ns(), &ccache_sizing_seen.spare_ns);
+	spare += ccache_since(kspu_cpu_idle_ns(),
+			      &ccache_sizing_seen.idle_class_ns);
+	dec = ccache_since(kspu_decompress_ns(),
+			   &ccache_sizing_seen.decompress_ns);
+	return dec > spare;
 }
 
 /* The tag of @folio's first page. */
@@ -567,15 +642,6 @@ static void ccache_sizing_idle_update(void)
 	WRITE_ONCE(ccache_idle_gen, gens - (age + 1));
 }
 
-/* @delta, counted since the last update, and the new last value in @seen */
-static unsigned long ccache_since(unsigned long now, unsigned long *seen)
-{
-	unsigned long delta = now - *seen;
-
-	*seen = now;
-	return delta;
-}
-
 /*
  * The target after a period with @far ghost hits beyond the horizon and
  * @other refaults of the page cache and near hits, from @target, within
@@ -610,9 +676,10 @@ unsigned long ccache_sizing_update(unsigned long limit, unsigned long used,
 				   unsigned long stored)
 {
 	unsigned long hits, near, far, data, disk, other, old, stale, slow;
-	unsigned long target = READ_ONCE(ccache_target);
+	unsigned long target = READ_ONCE(ccache_target), against;
 	bool was_replacing = ccache_replacing;
 	bool fixed = !ccache_param_pool_sizing_auto();
+	bool cpu_bound = ccache_sizing_cpu_bound();
 
 	other = ccache_since(atomic_long_read(&ccache_cache_refaults),
 			     &ccache_sizing_seen.cache_refaults);
@@ -637,6 +704,12 @@ unsigned long ccache_sizing_update(unsigned long limit, unsigned long used,
 	if (!ccache_boost_may_rise())
 		other += slow;
 	ccache_stat_add(other_refaults, other);
+	/* near hits, and in a CPU-bound period every hit and no ghost hit */
+	against = other + near;
+	if (cpu_bound) {
+		ccache_stat_inc(cpu_bound_periods);
+		against = other + max(hits, near);
+	}
 	WRITE_ONCE(ccache_horizon, used >> PAGE_SHIFT);
 	ccache_sizing_replace_update(stale, hits);
 	ccache_sizing_idle_update();
@@ -651,12 +724,12 @@ unsigned long ccache_sizing_update(unsigned long limit, unsigned long used,
 		target = limit;
 	old = target;
 	if (!fixed)
-		target = ccache_sizing_move(target, limit, used, stored, far,
-					    other + near);
+		target = ccache_sizing_move(target, limit, used, stored,
+					    cpu_bound ? 0 : far, against);
 	WRITE_ONCE(ccache_target, target);
 	if (target != old || far || other || was_replacing != ccache_replacing)
 		trace_ccache_pool_target(old, target, used, hits, near, far,
-					 other, ccache_replacing);
+					 other, cpu_bound, ccache_replacing);
 	return target;
 }
 
@@ -792,6 +865,9 @@ int ccache_sizing_init(void)
 		atomic_long_read(&ccache_slow_near_hits);
 	ccache_sizing_seen.data_reads = atomic_long_read(&ccache_data_reads);
 	ccache_sizing_seen.disk_reads = ccache_disk_reads();
+	ccache_sizing_seen.spare_ns = ccache_spare_ns();
+	ccache_sizing_seen.idle_class_ns = kspu_cpu_idle_ns();
+	ccache_sizing_seen.decompress_ns = kspu_decompress_ns();
 	ccache_boost.slow_hits = ccache_stat_read(slow_ghost_hits);
 	ccache_boost.busy_ns = kspu_cpu_busy_ns();
 	ccache_boost.quiet = CCACHE_BOOST_HOLD;

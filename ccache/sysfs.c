@@ -207,6 +207,7 @@ static struct attribute *ccache_attrs[] = {
 	CCACHE_COUNTER(slow_ghost_hits),
 	CCACHE_COUNTER(near_ghost_hits),
 	CCACHE_COUNTER(near_hits),
+	CCACHE_COUNTER(cpu_bound_periods),
 	CCACHE_COUNTER(served_reads),
 	CCACHE_COUNTER(partial_reads),
 	CCACHE_COUNTER(bdev_hits),

@@ -195,16 +195,18 @@ TRACE_EVENT(ccache_evict,
  * them within the horizon, @far_ghost_hits pages read from the disk after
  * the pool let them go (neither slow nor within the horizon), @other file
  * pages read again within the horizon that the pool did not serve; @used:
- * what the pool held; @replacing: a full pool takes new pages in place of
- * its oldest entries (ccache_sizing_replacing()).
+ * what the pool held; @cpu_bound: the decompressions took more CPU time
+ * than nobody wanted, so every hit counted against the pool and no ghost
+ * hit for it; @replacing: a full pool takes new pages in place of its
+ * oldest entries (ccache_sizing_replacing()).
  */
 TRACE_EVENT(ccache_pool_target,
 	    TP_PROTO(unsigned long old, unsigned long target,
 		     unsigned long used, unsigned long hits,
 		     unsigned long near_hits, unsigned long far_ghost_hits,
-		     unsigned long other, bool replacing),
+		     unsigned long other, bool cpu_bound, bool replacing),
 	    TP_ARGS(old, target, used, hits, near_hits, far_ghost_hits, other,
-		    replacing),
+		    cpu_bound, replacing),
 	    TP_STRUCT__entry(__field(unsigned long, old)
 			     __field(unsigned long, target)
 			     __field(unsigned long, used)
@@ -212,6 +214,7 @@ TRACE_EVENT(ccache_pool_target,
 			     __field(unsigned long, near_hits)
 			     __field(unsigned long, far_ghost_hits)
 			     __field(unsigned long, other)
+			     __field(bool, cpu_bound)
 			     __field(bool, replacing)),
 	    TP_fast_assign(__entry->old = old;
 			   __entry->target = target;
@@ -220,11 +223,13 @@ TRACE_EVENT(ccache_pool_target,
 			   __entry->near_hits = near_hits;
 			   __entry->far_ghost_hits = far_ghost_hits;
 			   __entry->other = other;
+			   __entry->cpu_bound = cpu_bound;
 			   __entry->replacing = replacing;),
-	    TP_printk("target %lu -> %lu used %lu hits %lu near_hits %lu far_ghost_hits %lu other_refaults %lu%s",
+	    TP_printk("target %lu -> %lu used %lu hits %lu near_hits %lu far_ghost_hits %lu other_refaults %lu%s%s",
 		      __entry->old, __entry->target, __entry->used,
 		      __entry->hits, __entry->near_hits,
 		      __entry->far_ghost_hits, __entry->other,
+		      __entry->cpu_bound ? " cpu_bound" : "",
 		      __entry->replacing ? " replacing" : "")
 );
 

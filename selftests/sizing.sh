@@ -138,7 +138,54 @@ check_gt "a quarter of its pages were hits (compression drops some)" \
 check_gt "an eighth within the horizon" "$(cc_delta near near_hits)" 512
 check_gt "the target fell by more than the other refaults moved it" \
 	"$fall" $((other * 4096))
+echo "# CPU-bound periods meanwhile: $(cc_delta near cpu_bound_periods)"
 check "pool_sizing=fixed again" sh -c "echo fixed > $P/pool_sizing"
+sleep 2
+
+# CPU-bound periods (sizing.c, Documentation/design.rst "CPU-bound
+# periods"): two busy loops hold both vCPUs while a file evicted into the
+# pool is read back, as above.  Nobody waits for the disk reads the hits
+# save, and the hits' decompressions take time the loops wanted, so each
+# hit counts against the pool, near or far, and no ghost hit for it.  The
+# target falls by a page per hit and other refault, where the near hits'
+# rule alone takes a page per near hit only and gives some back for the
+# far ghost hits: the check sits halfway between the two.  Writing and
+# evicting 64 MiB more (more pages than a pool of max_pool_percent holds)
+# puts the file's evictions beyond the horizon before it is read; a
+# ceiling of 40% keeps the pool from evicting the file's pages for them.
+check "max_pool_percent=40" sh -c "echo 40 > $P/max_pool_percent"
+check "create 16 MiB" cc_create 16M $dir/h
+sync
+cc_evict $dir/h
+check "create 64 MiB" cc_create 64M $dir/x
+sync
+cc_evict $dir/x
+check "pool_sizing=auto" sh -c "echo auto > $P/pool_sizing"
+sleep 2
+target=$(cc_stat pool_target_bytes)
+sh -c 'while :; do :; done' &
+hog1=$!
+sh -c 'while :; do :; done' &
+hog2=$!
+cc_snap busy
+run_check "the file reads back as its model (from the pool, CPUs busy)" \
+	"$CCFILE" verify -m read $dir/h
+sleep 2
+kill $hog1 $hog2
+wait $hog1 $hog2 2>/dev/null
+cc_show "after hits on busy CPUs"
+fall=$((target - $(cc_stat pool_target_bytes)))
+hits=$(cc_delta busy hits)
+near=$(cc_delta busy near_hits)
+other=$(cc_delta busy other_refaults)
+echo "# target fell by $fall bytes; hits $hits, near $near, other refaults $other"
+check_gt "periods were CPU-bound" "$(cc_delta busy cpu_bound_periods)" 0
+check_gt "a quarter of its pages were hits" "$hits" 1024
+check_gt "some of them beyond the horizon" $((hits - near)) 256
+check_gt "the target fell by a page per hit beyond the near hits' rule" \
+	"$fall" $(((other + near + (hits - near) / 2) * 4096))
+check "pool_sizing=fixed again" sh -c "echo fixed > $P/pool_sizing"
+check "max_pool_percent=20 again" sh -c "echo 20 > $P/max_pool_percent"
 sleep 2
 stored=$(cc_stat stored_pages)
 used=$(cc_stat mem_used_bytes)
@@ -259,6 +306,6 @@ check_le "with the pool empty, few of its refaults count" \
 check "cache again" sh -c "echo ext4 > $P/filesystems"
 run_check "every file reads back as its model" \
 	"$CCFILE" verify -m read $dir/small $dir/a1 $dir/a2 $dir/a3 $dir/a4 $dir/c \
-	$dir/s $dir/n
+	$dir/s $dir/n $dir/h $dir/x
 check "rmmod ccache" /sbin/rmmod ccache
 tap_done

@@ -33,6 +33,9 @@
 
 #include "kspu.h"
 
+/* Of compress_ns, the time the threads ran at SCHED_IDLE: spare cycles. */
+static atomic_long_t kspu_cpu_idle_class_ns = ATOMIC_LONG_INIT(0);
+
 static struct kspu_queue kspu_cpu_queue = {
 	.lock = __SPIN_LOCK_UNLOCKED(kspu_cpu_queue.lock),
 	.jobs = LIST_HEAD_INIT(kspu_cpu_queue.jobs),
@@ -122,8 +125,10 @@ static int kspu_cpu_thread(void *unused)
 						       KSPU_RUN_UNTIMED));
 			cond_resched_tasks_rcu_qs();
 		}
-		atomic_long_add(current->se.sum_exec_runtime - ran,
-				&b->stats.compress_ns);
+		ran = current->se.sum_exec_runtime - ran;
+		atomic_long_add(ran, &b->stats.compress_ns);
+		if (current->policy == SCHED_IDLE)
+			atomic_long_add(ran, &kspu_cpu_idle_class_ns);
 	}
 	kfree(scratch);
 	return 0;
@@ -385,6 +390,15 @@ bool kspu_cpu_boost(unsigned int level)
 unsigned long kspu_cpu_busy_ns(void)
 {
 	return atomic_long_read(&kspu_cpu_backend.stats.compress_ns);
+}
+
+/**
+ * kspu_cpu_idle_ns() - Return: of kspu_cpu_busy_ns(), the time the threads
+ * ran at SCHED_IDLE, in ns: cycles no other task wanted
+ */
+unsigned long kspu_cpu_idle_ns(void)
+{
+	return atomic_long_read(&kspu_cpu_idle_class_ns);
 }
 
 struct kspu_backend kspu_cpu_backend = {

@@ -330,6 +330,23 @@ int kspu_run_sync(struct kspu_job *job)
 }
 
 /**
+ * kspu_decompress_ns() - Return: the time every backend has spent
+ * decompressing, in ns, since the module was loaded
+ *
+ * Decompression runs in the reading task's context (kspu_run_sync()): on
+ * a busy machine it is time taken from the workload.
+ */
+unsigned long kspu_decompress_ns(void)
+{
+	unsigned long ns = 0;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(kspu_backends); i++)
+		ns += atomic_long_read(&kspu_backends[i]->stats.decompress_ns);
+	return ns;
+}
+
+/**
  * kspu_queue_add() - queue jobs on an open queue
  * @q: the queue
  * @jobs: the jobs

@@ -162,6 +162,7 @@ int kspu_select(const char *name);
 bool kspu_backend_exists(const char *name);
 unsigned int kspu_submit(struct kspu_job **jobs, unsigned int n);
 int kspu_run_sync(struct kspu_job *job);
+unsigned long kspu_decompress_ns(void);
 struct kspu_backend *kspu_backend_at(unsigned int i);
 
 /* sysfs.c: the backends' counters */
@@ -197,6 +198,7 @@ bool kspu_cpu_get_sched_idle(void);
 #define KSPU_CPU_BOOST_MAX 3
 bool kspu_cpu_boost(unsigned int level);
 unsigned long kspu_cpu_busy_ns(void);
+unsigned long kspu_cpu_idle_ns(void);
 #ifdef KSPU_TEST_HOOKS
 /* test builds only: ms a submitter spins before it arms the timer */
 extern unsigned int kspu_cpu_test_delay_ms;
