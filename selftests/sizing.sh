@@ -39,6 +39,21 @@ fits() {
 	[ "$(cc_stat compressed_bytes)" -le "$(cc_stat pool_target_bytes)" ]
 }
 
+# evict_new SIZE FILE: write FILE of SIZE (as cc_create) and evict it
+evict_new() {
+	check "create $1 $2" cc_create "$1" "$2"
+	sync
+	cc_evict "$2"
+}
+
+# to_auto: switch to pool_sizing=auto and let a sizing period pass;
+# $target is then the target the check starts from
+to_auto() {
+	check "pool_sizing=auto" sh -c "echo auto > $P/pool_sizing"
+	sleep 2
+	target=$(cc_stat pool_target_bytes)
+}
+
 # the shrinker faulted off (test-only knob): under the evictions' pressure
 # it gives memory back by itself, and once it has, the target has nothing
 # left to fall below; yield.sh tests the shrinker
@@ -86,9 +101,7 @@ sleep 2
 # could not fill (Documentation/design.rst, "Compression's CPU").
 check "create 32 MiB more" cc_create 32M $dir/s
 sync
-check "pool_sizing=auto" sh -c "echo auto > $P/pool_sizing"
-sleep 2
-target=$(cc_stat pool_target_bytes)
+to_auto
 cc_snap slow
 check "compression finds no staging buffer (fault_inject)" \
 	sh -c "echo shrinker,staging > $P/fault_inject"
@@ -118,12 +131,8 @@ check "pool_sizing=fixed again" sh -c "echo fixed > $P/pool_sizing"
 # period's other refaults take.  Counting near hits for the pool instead,
 # or not at all, leaves the fall at the other refaults' at most.
 sleep 2
-check "create 16 MiB" cc_create 16M $dir/n
-sync
-cc_evict $dir/n
-check "pool_sizing=auto" sh -c "echo auto > $P/pool_sizing"
-sleep 2
-target=$(cc_stat pool_target_bytes)
+evict_new 16M $dir/n
+to_auto
 cc_snap near
 run_check "the file reads back as its model (from the pool)" \
 	"$CCFILE" verify -m read $dir/n
@@ -154,15 +163,9 @@ sleep 2
 # puts the file's evictions beyond the horizon before it is read; a
 # ceiling of 40% keeps the pool from evicting the file's pages for them.
 check "max_pool_percent=40" sh -c "echo 40 > $P/max_pool_percent"
-check "create 16 MiB" cc_create 16M $dir/h
-sync
-cc_evict $dir/h
-check "create 64 MiB" cc_create 64M $dir/x
-sync
-cc_evict $dir/x
-check "pool_sizing=auto" sh -c "echo auto > $P/pool_sizing"
-sleep 2
-target=$(cc_stat pool_target_bytes)
+evict_new 16M $dir/h
+evict_new 64M $dir/x
+to_auto
 sh -c 'while :; do :; done' &
 hog1=$!
 sh -c 'while :; do :; done' &
