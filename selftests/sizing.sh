@@ -54,6 +54,21 @@ to_auto() {
 	target=$(cc_stat pool_target_bytes)
 }
 
+# read_moves SNAP LABEL: show the statistics after a read, and set $fall
+# (how far the target fell since to_auto), $hits, $near, $other and $far
+# (ghost hits beyond the horizon) to what the read did since cc_snap SNAP
+read_moves() {
+	cc_show "$2"
+	fall=$((target - $(cc_stat pool_target_bytes)))
+	hits=$(cc_delta "$1" hits)
+	near=$(cc_delta "$1" near_hits)
+	other=$(cc_delta "$1" other_refaults)
+	far=$(($(cc_delta "$1" ghost_hits) - $(cc_delta "$1" near_ghost_hits)))
+	echo "# target fell by $fall bytes; hits $hits, near $near," \
+		"other refaults $other, far ghost hits $far," \
+		"CPU-bound periods $(cc_delta "$1" cpu_bound_periods)"
+}
+
 # the shrinker faulted off (test-only knob): under the evictions' pressure
 # it gives memory back by itself, and once it has, the target has nothing
 # left to fall below; yield.sh tests the shrinker
@@ -133,13 +148,13 @@ check "pool_sizing=fixed again" sh -c "echo fixed > $P/pool_sizing"
 #
 # How many come back within the horizon depends on how much else the
 # file's eviction evicts after its pages, which ticks the clock between
-# their evictions and their hits: 3,800 pages on 6.1, up to 21,600 on
-# 6.12 (then 7 of its hits near), and the multi-generation LRU's order
-# varies from run to run.  So the section runs with a new file up to
+# their evictions and their hits; on the multi-generation LRU (6.12,
+# 7.x) that varies from run to run, sometimes leaving almost no near
+# hit (ae9d7e6's message).  So the section runs with a new file up to
 # three times, until its near hits are more than 128 and than its far
 # ghost hits (which move the target up).  A ceiling of 40% leaves the
-# pool room for the file: at 20% the pages the sections above left
-# filled it on 6.12, and it refused 2,478 of them for want of room.
+# pool room for the file: at 20% the pages the sections above left could
+# fill it, and it refused the file's pages for want of room.
 
 # near_read FILE: evict a new FILE into the fixed pool and read it back
 # under auto; $fall, $other, $far, $hits and $near are what it did
@@ -150,15 +165,7 @@ near_read() {
 	run_check "the file reads back as its model (from the pool)" \
 		"$CCFILE" verify -m read "$1"
 	sleep 2
-	cc_show "after near hits"
-	fall=$((target - $(cc_stat pool_target_bytes)))
-	other=$(cc_delta near other_refaults)
-	far=$(($(cc_delta near ghost_hits) - $(cc_delta near near_ghost_hits)))
-	hits=$(cc_delta near hits)
-	near=$(cc_delta near near_hits)
-	echo "# target fell by $fall bytes; hits $hits, near $near," \
-		"other refaults $other, far ghost hits $far," \
-		"CPU-bound periods $(cc_delta near cpu_bound_periods)"
+	read_moves near "after near hits"
 	check "pool_sizing=fixed again" sh -c "echo fixed > $P/pool_sizing"
 	sleep 2
 }
@@ -166,7 +173,9 @@ check "max_pool_percent=40" sh -c "echo 40 > $P/max_pool_percent"
 sleep 2
 for f in n1 n2 n3; do
 	near_read $dir/$f
-	[ "$near" -le 128 ] || [ "$near" -le "$far" ] || break
+	if [ "$near" -gt 128 ] && [ "$near" -gt "$far" ]; then
+		break
+	fi
 done
 check_gt "its near hits were more than 128" "$near" 128
 check_gt "and more than its far ghost hits" "$near" "$far"
@@ -185,8 +194,8 @@ check_gt "the target fell by more than the other refaults moved it" \
 # puts the file's evictions beyond the horizon before it is read; the
 # ceiling of 40% keeps the pool from evicting the file's pages for them.
 # Both are compressed inline, in reclaim: the cpu backend, short of CPU
-# under TCG, dropped 3,840 of 5,164 captures (reject_staging_full) on
-# 7.3 and left 256 of the file's pages to hit.
+# under TCG, can drop most of the file's captures (reject_staging_full),
+# leaving too few of its pages to hit (ae9d7e6's message).
 offload=$(cat $P/offload)
 check "offload=inline" sh -c "echo inline > $P/offload"
 evict_new 16M $dir/h
@@ -203,12 +212,7 @@ run_check "the file reads back as its model (from the pool, CPUs busy)" \
 sleep 2
 kill $hog1 $hog2
 wait $hog1 $hog2 2>/dev/null
-cc_show "after hits on busy CPUs"
-fall=$((target - $(cc_stat pool_target_bytes)))
-hits=$(cc_delta busy hits)
-near=$(cc_delta busy near_hits)
-other=$(cc_delta busy other_refaults)
-echo "# target fell by $fall bytes; hits $hits, near $near, other refaults $other"
+read_moves busy "after hits on busy CPUs"
 check_gt "periods were CPU-bound" "$(cc_delta busy cpu_bound_periods)" 0
 check_gt "an eighth of its pages were hits (compression drops some)" "$hits" 512
 check_gt "some of them beyond the horizon" $((hits - near)) 256
