@@ -99,15 +99,27 @@ def best_hits(files, room):
     return hits
 
 
-def main():
+def load_arguments(doc):
+    """A parser for @doc's tool with the options that name a load: -z ZIPF,
+    -s SEED, -a KIB and MANIFEST (tiers.py takes them too)."""
     p = argparse.ArgumentParser(
-        description=__doc__.split('\n')[0],
+        description=doc.split('\n')[0],
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument('-z', type=float, default=0.8, dest='zipf')
     p.add_argument('-s', type=int, default=1, dest='seed')
-    p.add_argument('-r', type=float, action='append', dest='ratios')
     p.add_argument('-a', type=float, dest='against')
     p.add_argument('manifest')
+    return p
+
+
+def against_heading(against):
+    """The heading of the column of a figure over -a KIB, if given."""
+    return f' {"over " + format(against, "g"):>10}' if against else ''
+
+
+def main():
+    p = load_arguments(__doc__)
+    p.add_argument('-r', type=float, action='append', dest='ratios')
     p.add_argument('mib', type=float, nargs='+')
     a = p.parse_args()
     ratios = a.ratios or [1.0, 0.41]
@@ -121,7 +133,7 @@ def main():
           f'{asked * PAGE / 1024:.1f} KiB per request')
     print(f'{"memory MiB":>10} {"ratio":>6} {"data MiB":>9} '
           f'{"byte hits":>9} {"least disk KiB/req":>18}'
-          + (f' {"over " + format(a.against, "g"):>10}' if a.against else ''))
+          + against_heading(a.against))
     for mib in a.mib:
         for ratio in ratios:
             room = int(mib * 1024 * 1024 / PAGE / ratio)
