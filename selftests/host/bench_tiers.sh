@@ -4,9 +4,9 @@
 # webload's load: on made-up manifests whose answer is known, a page cache
 # alone serves what an LRU of its size serves, pages the tiers hold
 # together are never read from the disk, a pool counts its memory at
-# RATIO of a page per page, the model never beats bound.py's least, and
-# the freq policy keeps a file asked for once out of a full pool where
-# lru lets it in.
+# RATIO of a page per page, the model never beats bound.py's least, a
+# warm-up too short to fill the tiers is reported, and the freq policy
+# keeps a file asked for once out of a full pool where lru lets it in.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 # shellcheck source=selftests/lib/tap.sh
@@ -56,6 +56,13 @@ for policy in lru freq; do
 	check "policy $policy reads at least bound.py's least ($over times it)" \
 		within 1 100 "$over"
 done
+
+out=$(python3 "$tiers" -z 1 -n 4 "$tmp/zipf" 0.390625:0:1 2>&1)
+check "two requests of warm-up cannot fill 100 pages: it says so" \
+	grep -q 'did not fill the tiers' <<< "$out"
+out=$(python3 "$tiers" -z 0 -n 20000 "$tmp/flat" 0.0078125:0:1 2>&1)
+check_fails "20,000 fill 2 of 4 pages: no such warning" \
+	grep -q 'did not fill' <<< "$out"
 
 # the admission: a file asked for once against one asked for five times
 admit() {

@@ -28,7 +28,8 @@ halved every ten pool-fulls of requests (TinyLFU's admission, with exact
 counts): the best-known online answer to a popularity curve, to see how
 much a smarter pool could gain over an LRU of what the page cache lets go.
 
-The first half of the requests warms the tiers; the second is measured.
+The first half of the requests warms the tiers; the second is measured
+(a warning says when the first half did not fill them: raise -n).
 For each CACHE:POOL:RATIO it prints the data held, the disk and pool KiB
 per request, the least any cache holding that much data could read
 (bound.py) and the modelled figure over it, and with -a KIB (a measured
@@ -95,7 +96,8 @@ class Pool:
 
 
 def model(files, tiers, policy, requests, seed):
-    """(disk pages, pool pages) per measured request for one tiers tuple."""
+    """(disk pages, pool pages) per measured request for one tiers tuple,
+    and whether the warm-up filled both tiers."""
     cache_mib, pool_mib, ratio = tiers
     chances = [c for c, _ in files]
     pages = [p for _, p in files]
@@ -110,8 +112,14 @@ def model(files, tiers, policy, requests, seed):
     draws = random.Random(seed).choices(range(len(files)), chances,
                                         k=requests)
     disk = served = 0
+    full = True
     for i, f in enumerate(draws):
         measured = i >= requests // 2
+        if i == requests // 2:
+            # as full as whole files let them be: within the largest one
+            most = max(pages)
+            full = (cached > cache_room - most and
+                    pool.used > pool.room - most)
         counts[f] += 1
         if (i + 1) % halve == 0:
             for k in list(counts):
@@ -132,7 +140,7 @@ def model(files, tiers, policy, requests, seed):
             cached -= vn
             pool.offer(v, vn)
     n = requests - requests // 2
-    return disk / n, served / n
+    return disk / n, served / n, full
 
 
 def main():
@@ -156,7 +164,12 @@ def main():
           + against_heading(a.against))
     for tiers in a.tiers:
         cache_mib, pool_mib, ratio = tiers
-        disk, served = model(files, tiers, a.policy, a.requests, a.seed)
+        disk, served, full = model(files, tiers, a.policy, a.requests,
+                                   a.seed)
+        if not full:
+            print(f'tiers.py: {cache_mib:g}:{pool_mib:g}:{ratio:g}: the '
+                  'first half of the requests did not fill the tiers, so '
+                  'cold misses count: raise -n', file=sys.stderr)
         data = cache_mib + pool_mib / ratio
         least = asked - best_hits(files, int(data * MIB_PAGES))
         over = f'{disk / least:10.2f}' if least > 0 else f'{"-":>10}'
