@@ -13,7 +13,9 @@
  * module is loaded: every stored entry records its slot number, so an
  * entry written before a compressor switch is always decompressed by the
  * algorithm that wrote it.  Hardware drivers that complete asynchronously
- * work the same way: the caller waits for the completion.
+ * work the same way: the caller waits for the completion.  A slot whose
+ * algorithm is LZO ("lzo", "lzo-rle") decompresses through lib/lzo
+ * instead (lib.c says why); its decompression contexts stay unused.
  *
  * Locking: ccache_alg_mutex serialises slot setup and switching; it nests
  * inside the module's parameter lock (the "compressor" knob switches).
@@ -353,6 +355,9 @@ int ccache_decompress(u8 alg, const void *src, unsigned int slen,
 
 	if (alg >= smp_load_acquire(&ccache_nr_algs))	/* see above */
 		return -EINVAL;
+	if (ccache_algs[alg].lib >= 0)
+		return ccache_lib_decompress(ccache_algs[alg].lib, src, slen,
+					     dst);
 	sg_init_one(&in, src, slen);
 	sg_init_table(&out, 1);
 	sg_set_page(&out, dst, PAGE_SIZE, 0);

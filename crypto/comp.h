@@ -2,9 +2,9 @@
 /*
  * The compression layer's interface, for the core (ccache/) and the offload
  * shim (spu-offload/): compressor selection and the page-sized compress and
- * decompress calls, over the kernel crypto API (acomp.c) and, with
- * interrupts off, lib/lzo (lib.c).  It includes nothing from the layers
- * above it.
+ * decompress calls, over the kernel crypto API (acomp.c) and lib/lzo
+ * (lib.c: compression with interrupts off, and LZO's decompression).  It
+ * includes nothing from the layers above it.
  */
 #ifndef _CCACHE_CRYPTO_COMP_H
 #define _CCACHE_CRYPTO_COMP_H
@@ -45,6 +45,8 @@ void ccache_async_release(struct ccache_async_req *r);
 int ccache_lib_codec(const char *name);
 int ccache_lib_compress(int codec, const void *src, void *dst,
 			unsigned int *dlen);
+int ccache_lib_decompress(int codec, const void *src, unsigned int slen,
+			  struct page *dst);
 int ccache_lib_start(void);
 void ccache_lib_stop(void);
 

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * LZO through lib/lzo directly, for two callers.
+ *
  * Compression with interrupts off, for the inline offload backend, which
  * compresses inside the capture probe (under the page cache's i_pages lock,
  * interrupts disabled).  The crypto API cannot be called there: its
@@ -7,10 +9,23 @@
  * hardware drivers sleep.  So lib/lzo is called directly, with one work
  * area per CPU, which the disabled interrupts make ours alone.  Its output
  * is byte for byte what the crypto API's "lzo" and "lzo-rle" produce, so
- * pages compressed here are decompressed through the crypto API like any
- * others.  Only LZO qualifies: lib/lzo is built into every kernel we
- * support (CONFIG_LZO_COMPRESS=y), while lib/lz4 is a module on Debian
- * 6.1 and 6.12, and linking it would make ccache depend on it.
+ * pages compressed here and pages compressed through the crypto API are
+ * one format.
+ *
+ * Decompression of every LZO page (acomp.c), on a hit in the reading task.
+ * The crypto API's software "lzo" is a synchronous compressor behind the
+ * acomp interface: each call takes a context's mutex and a per-CPU
+ * scratch lock, copies the compressed bytes into a scratch buffer,
+ * decompresses into a second one and copies the page out of it, work a
+ * page-sized call whose buffers are already linear does not need (zram's
+ * own backends call the libraries directly since 6.12 for the same
+ * reason).  The library's one decompressor reads both formats and needs
+ * no work area.
+ *
+ * Only LZO qualifies: lib/lzo is built into every kernel we support
+ * (CONFIG_LZO_COMPRESS=y, CONFIG_LZO_DECOMPRESS=y), while lib/lz4 is a
+ * module on Debian 6.1 and 6.12, and linking it would make ccache depend
+ * on it.
  *
  * Work areas exist from ccache_lib_start() to ccache_lib_stop() (the inline
  * backend's lifetime); the caller guarantees no compression runs across
@@ -18,6 +33,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/highmem.h>
 #include <linux/types.h>
 #include <linux/lzo.h>
 #include <linux/mm.h>
@@ -85,6 +101,34 @@ int ccache_lib_compress(int codec, const void *src, void *dst,
 		return -EINVAL;
 	*dlen = len;
 	return 0;
+}
+
+/**
+ * ccache_lib_decompress() - decompress one page with a library codec
+ * @codec: from ccache_lib_codec()
+ * @src: compressed bytes (directly mapped memory)
+ * @slen: their length
+ * @dst: the page to fill
+ *
+ * Context: any; never sleeps, needs no work area (works outside
+ * ccache_lib_start() and ccache_lib_stop()).
+ * Return: 0 when exactly one page came out, else a negative errno.
+ */
+int ccache_lib_decompress(int codec, const void *src, unsigned int slen,
+			  struct page *dst)
+{
+	size_t len = PAGE_SIZE;
+	void *out;
+	int ret;
+
+	if (codec < 0 || codec >= ARRAY_SIZE(ccache_lib_codecs))
+		return -EOPNOTSUPP;
+	out = kmap_local_page(dst);
+	ret = lzo1x_decompress_safe(src, slen, out, &len);
+	kunmap_local(out);
+	if (ret != LZO_E_OK)
+		return -EINVAL;
+	return len == PAGE_SIZE ? 0 : -EIO;
 }
 
 /**
