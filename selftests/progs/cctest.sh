@@ -104,9 +104,15 @@ cc_wait_empty() {
 	cc_poll 20 cc_store_empty
 }
 
+# cc_offload_sum STAT: the offload backends' STAT (offload/*/STAT), all
+# backends together
+cc_offload_sum() {
+	cat "$CCSTATS"/offload/*/"$1" 2>/dev/null | awk '{ n += $1 } END { print n + 0 }'
+}
+
 # cc_offload_queued: jobs the offload backends hold, all backends together
 cc_offload_queued() {
-	cat "$CCSTATS"/offload/*/queued 2>/dev/null | awk '{ n += $1 } END { print n + 0 }'
+	cc_offload_sum queued
 }
 
 # cc_settle: wait (up to 60 s) until the offload backends hold no job, so
