@@ -117,6 +117,11 @@ def against_heading(against):
     return f' {"over " + format(against, "g"):>10}' if against else ''
 
 
+def against_cell(kib, against):
+    """That column's cell for @kib, if -a KIB was given."""
+    return f' {kib / against:10.2f}' if against else ''
+
+
 def main():
     p = load_arguments(__doc__)
     p.add_argument('-r', type=float, action='append', dest='ratios')
@@ -141,9 +146,7 @@ def main():
             kib = (asked - hits) * PAGE / 1024
             line = (f'{mib:10g} {ratio:6g} {min(room, total) * PAGE / 2**20:9.1f}'
                     f' {hits / asked:9.3f} {kib:18.1f}')
-            if a.against:
-                line += f' {kib / a.against:10.2f}'
-            print(line)
+            print(line + against_cell(kib, a.against))
 
 
 if __name__ == '__main__':

@@ -43,8 +43,8 @@ import collections
 import random
 import sys
 
-from bound import (PAGE, against_heading, asked_pages, best_hits,
-                   load_arguments, popularity, read_manifest)
+from bound import (PAGE, against_cell, against_heading, asked_pages,
+                   best_hits, load_arguments, popularity, read_manifest)
 
 MIB_PAGES = 2**20 // PAGE
 
@@ -106,9 +106,8 @@ def model(files, tiers, policy, requests, seed):
     counts = collections.Counter()
     pool = Pool(pool_room, policy, counts)
     cache, cached = collections.OrderedDict(), 0
-    # counts halve every ten pool-fulls of requests (by mean file size)
-    mean = sum(c * p for c, p in files)
-    halve = max(1, int(10 * pool_room / mean))
+    # counts halve every ten pool-fulls of requests (pages a request asks)
+    halve = max(1, int(10 * pool_room / asked_pages(files)))
     draws = random.Random(seed).choices(range(len(files)), chances,
                                         k=requests)
     disk = served = 0
@@ -176,9 +175,7 @@ def main():
         line = (f'{cache_mib:9g} {pool_mib:8g} {ratio:6g} {data:8.1f} '
                 f'{disk * kib:12.2f} {served * kib:12.2f} '
                 f'{least * kib:6.2f} {over}')
-        if a.against:
-            line += f' {disk * kib / a.against:10.2f}'
-        print(line)
+        print(line + against_cell(disk * kib, a.against))
 
 
 if __name__ == '__main__':
