@@ -9,9 +9,12 @@
 # the cost of a hit.  With -A TREE, TREE/ccache.ko (a worktree of another
 # commit, built for the same kernel) runs beside this tree's module, the
 # runs in turns, so that a change to the read path is measured against its
-# parent in one run.  Every run compares the two passes' checksums.
+# parent in one run.  With -b, a busy loop per vCPU runs through the second
+# pass, so that the reader is preempted as on a loaded server: its clock
+# should still count only the decompressions.  Every run compares the two
+# passes' checksums.
 #
-# usage: hit-bench.sh [-m RAM_MIB] [-r ROUNDS] [-k RELEASE] [-A TREE]
+# usage: hit-bench.sh [-m RAM_MIB] [-r ROUNDS] [-k RELEASE] [-A TREE] [-b]
 #   defaults: 256 MiB, 3 rounds, the 6.1 kernel; needs ccache.ko built
 #   for it (make KVER=...)
 set -euo pipefail
@@ -19,14 +22,15 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tools/lib/fileset.sh
 . "$here/lib/fileset.sh"
-mem=256 rounds=3 kernel=() alt=''
-while getopts "m:r:k:A:" opt; do
+mem=256 rounds=3 kernel=() alt='' busy=0
+while getopts "m:r:k:A:b" opt; do
 	case $opt in
 	m) mem=$OPTARG ;;
 	r) rounds=$OPTARG ;;
 	k) kernel=(-k "$OPTARG") ;;
 	A) alt=$OPTARG ;;
-	*) sed -n '14,16s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+	b) busy=1 ;;
+	*) sed -n '17,19s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
 	esac
 done
 modules=("$here/../ccache.ko")
@@ -44,7 +48,7 @@ echo "hit-bench: $rounds rounds of ${names[*]}, $mem MiB guests, a $mib MiB file
 for ((r = 1; r <= rounds; r++)); do
 	for i in "${!modules[@]}"; do
 		CCDEV_TCG_THREAD=multi "$here/vm/boot.sh" "${kernel[@]}" \
-			-M "${modules[$i]}" -m "$mem" -c 2 -t 1200 \
+			-M "${modules[$i]}" -m "$mem" -c 2 -t 1200 -a "hit_busy=$busy" \
 			-d "ext4:$((mib * 3 / 2 + 64))M:src=$set" \
 			-o "$out/${names[$i]}.$r" "$here/hit-bench.guest" >&2 || {
 			echo "hit-bench: ${names[$i]} round $r failed: $out/${names[$i]}.$r" >&2
@@ -56,8 +60,8 @@ for ((r = 1; r <= rounds; r++)); do
 	done
 done
 
-printf '\nFile set %s MiB, read, pushed into the pool and read again; %s MiB guests, 2 vCPUs, TCG\n\n' \
-	"$mib" "$mem"
+printf '\nFile set %s MiB, read, pushed into the pool and read again; %s MiB guests,' "$mib" "$mem"
+printf ' 2 vCPUs, TCG%s\n\n' "$( ((busy)) && echo ', a busy loop per vCPU during the second pass')"
 printf '%-6s %7s %20s %12s %10s\n' module runs "ns/hit median [min-max]" "hits median" mismatches
 for name in "${names[@]}"; do
 	grep "^HIT $name " "$out/all" | awk -v name="$name" '
@@ -81,5 +85,5 @@ for name in "${names[@]}"; do
 		}'
 done
 printf '\nns/hit: decompress_ns / hits over the second pass (zsmalloc copy excluded,\n'
-printf 'the time of the decompressor call only).  Reproduce: tools/hit-bench.sh -m %s -r %s%s\n' \
-	"$mem" "$rounds" "${alt:+ -A $alt}"
+printf 'the time of the decompressor call only).  Reproduce: tools/hit-bench.sh -m %s -r %s%s%s\n' \
+	"$mem" "$rounds" "${alt:+ -A $alt}" "$( ((busy)) && echo ' -b')"
