@@ -32,7 +32,7 @@ trap 'rm -rf "$logs"' EXIT
 # set and kept in the cache), as for the web benchmark.
 cal=$cache/demo/calibration-$release.env
 if [[ ! -s $cal ]]; then
-	echo "demo: measuring LZO on this host and in a guest, once (about two minutes)" >&2
+	echo "demo: measuring LZO on this host and in three guests, once (about two minutes)" >&2
 	mkdir -p "$cache/demo"
 	calibrate "$cal" "$release" "$set" "$logs/calibrate.log"
 fi

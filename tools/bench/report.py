@@ -518,6 +518,14 @@ def header(env, configs, docset, support):
     return md
 
 
+def guest_runs(env):
+    """The guest runs' MB/s behind the median, when there were several."""
+    runs = env.get('cal_guest_runs_mbps', '').split()
+    if len(runs) < 2:
+        return ''
+    return f', the median of {len(runs)} guests ({", ".join(runs)} MB/s)'
+
+
 def calibration(env):
     if 'cal_factor' not in env:
         return ['## Calibration\n', 'No calibration.env.\n']
@@ -531,7 +539,8 @@ def calibration(env):
         f'{float(env["cal_host_user_s"]):.3f} s of user CPU, **{env["cal_host_mbps"]} MB/s**',
         f'- guest: ccache compressing the same bytes page by page (offload=cpu): '
         f'{int(env["cal_guest_pages"])} pages in {int(env["cal_guest_ns"]) / 1e9:.2f} s of CPU, '
-        f'{env["cal_guest_ns_per_page"]} ns/page, **{env["cal_guest_mbps"]} MB/s**',
+        f'{env["cal_guest_ns_per_page"]} ns/page, **{env["cal_guest_mbps"]} MB/s**'
+        + guest_runs(env),
         f'- factor host/guest: **{env["cal_factor"]}**; measured {env["cal_date"]} on '
         f'{env["cal_host_cpu"]}',
         f'- model volume: AWS gp3 baseline, {int(env["cal_model_bps"]) / 2**20:.0f} MiB/s and '
