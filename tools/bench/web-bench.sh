@@ -9,8 +9,9 @@
 #     docset) and in three guests (ccache's compress_ns per page over the
 #     same bytes, the median guest's); their ratio is how much slower the
 #     TCG guest is, and the data disk models an AWS gp3 volume (125 MiB/s,
-#     3000 IOPS) slowed by that factor.  Measured once per kernel release and reused, so that runs
-#     on one machine are comparable (--recalibrate measures it again).
+#     3000 IOPS) slowed by that factor.  Measured once per kernel release
+#     and reused, so that runs on one machine are comparable
+#     (--recalibrate measures it again).
 #  2. Content, each about 2.2x the guest's RAM R in pages: the docset
 #     profile (build-docset.sh: small web files, Zipf 0.8), the support
 #     profile (build-docset.sh --profile support: downloads of 16 KiB to

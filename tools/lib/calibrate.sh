@@ -10,9 +10,9 @@
 # LZO1X-1 as the kernel's lzo: user CPU time, the fastest of three runs)
 # and in CAL_GUEST_RUNS guests of kernel RELEASE (default 3; ccache
 # compressing it page by page: web-bench.guest's calibrate mode, the
-# consoles in LOG.1...), the run of median ns per page kept: one run
-# moved by a factor of two from run to run on 6.12 (design.rst, "Known
-# gaps"), and each run's MB/s is written beside it.  Writes to ENV
+# consoles in LOG.1...), the run of median ns per page kept, as one
+# guest's figure varies too much (design.rst, "Known gaps"), and each
+# run's MB/s written beside it.  Writes to ENV
 # the factor host/guest and the model volume, AWS gp3's baseline of 125
 # MiB/s and 3000 IOPS, divided by it: cal_bps and cal_iops, the guest
 # disk's throttle.
