@@ -78,6 +78,8 @@ check_eq "the verdicts table: verdict and change" \
 	"$(cell Verdicts "$dmz" "$nginx")" '90.0 req/s: slower, -18%'
 check_eq "disk reads per request: 1.5" "$(cell "$nginx" "$cc" 'disk reads/req')" 1.50
 check_eq "disk KiB per request: 30" "$(cell "$nginx" "$cc" 'disk KiB/req')" 30.0
+check_eq "disk busy 15,225 ms of a 20.3 s phase: 75.0%" \
+	"$(cell 'CPU and the pool' "$nginx" 'disk busy %' "$cc")" 75.0
 check_eq "KiB per request of ccache misses: 5 misses, 20 KiB" \
 	"$(cell "$nginx" "$cc" 'KiB/req: ccache misses')" 20.0
 check_eq "KiB per request not ccache's misses: 10" \

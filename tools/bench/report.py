@@ -297,6 +297,8 @@ def derive(p, module):
     secs = p.get('secs') or 0
     disk_kib, captures, cached = p.get('disk_kib', 0), p.get('captures', 0), p.get('cached_kib', 0)
     d = {'disk_mibps': ratio(disk_kib / 1024, secs), 'disk_iops': ratio(p.get('disk_ios', 0), secs)}
+    if 'disk_busy_ms' in p:
+        d['disk_busy_pct'] = ratio(p['disk_busy_ms'] / 10, secs)
     d.update(cpu_shares(p))
     d.update(workload_figures(p, module))
     if module:
@@ -759,16 +761,22 @@ def cpu_section(ws, configs):
             rows.append([w.title, c.label]
                         + [fmt(med(over_runs(c, w.phase, k)), '.1f') for k in
                            ('cpu_user_pct', 'cpu_sys_pct', 'cpu_compress_pct',
-                            'cpu_decompress_pct', 'cpu_iowait_pct', 'cpu_idle_pct')]
+                            'cpu_decompress_pct', 'cpu_iowait_pct', 'cpu_idle_pct',
+                            'disk_busy_pct')]
                         + [fmt(med(over_runs(c, w.phase, k))) for k in
                            ('compress_us_per_page', 'stored_mib', 'mem_used_mib')]
                         + [fmt(med(over_runs(c, w.phase, 'compress_ratio')), '.3f')])
     return ['### CPU and the pool\n',
             table(['workload', 'configuration', 'user %', 'system %', 'compression %',
-                   'decompression %', 'iowait %', 'idle %', 'compress µs/page', 'stored MiB',
+                   'decompression %', 'iowait %', 'idle %', 'disk busy %', 'compress µs/page', 'stored MiB',
                    'mem_used MiB', 'compressed/original'], rows),
             'Medians over the repetitions.  CPU: shares of both vCPUs\' time; system excludes '
-            'the (de)compression time ccache counted.  compress µs/page: compress_ns / '
+            'the (de)compression time ccache counted.  disk busy: the share of the phase\'s '
+            'time with a read or write in flight on the data disk (io_ticks of '
+            '/proc/diskstats; - for runs before it was recorded).  A server whose '
+            'CPUs idle while its disk is busy waits on the disk; one whose disk '
+            'idles while its CPUs are busy does not, whatever iowait says.  '
+            'compress µs/page: compress_ns / '
             'captures; stored: the original size of the pages in the pool, mem_used: what the '
             'pool takes (pool, staging buffers, metadata), both at the phase\'s end.\n']
 
