@@ -3,7 +3,7 @@
 # The pool holds on where it pays (pool_sizing=auto, sizing.c): a
 # compressible file of 1.25x RAM read twice in order fills the pool
 # (more than half of what the file takes compressed), the target stays
-# at max_pool_percent (the file's pages are data the pool can hold: they
+# near max_pool_percent (the file's pages are data the pool can hold: they
 # count as ghost hits, never as other refaults), and part of the second
 # pass is served from the pool.  The file reads back as its model.
 # VM: mem=256 cpus=2 disk=ext4:512M timeout=400
@@ -41,8 +41,14 @@ fill=$((mib * 1048576 * $(cc_stat compression_ratio_permille) / 1000))
 [ "$fill" -lt "$limit" ] || fill=$limit
 check_gt "the pool holds more than half of what the file could fill" \
 	"$(cc_stat mem_used_bytes)" $((fill / 2))
-check "the target stayed at max_pool_percent" \
-	[ "$(cc_stat pool_target_bytes)" -ge $((limit - 65536)) ]
+# Each near hit and other refault lowers the target by a page, and the
+# stream's hits do not raise it back, so it may end a few hundred pages
+# below the ceiling.  A pool that let go would lose far more than the
+# 1/32 of the ceiling allowed here.
+target=$(cc_stat pool_target_bytes)
+echo "# target $target bytes of a ceiling of $limit"
+check "the target stayed within 1/32 of max_pool_percent" \
+	[ "$target" -ge $((limit - limit / 32)) ]
 check_gt "the second pass was partly served from the pool" \
 	"$(cc_delta second hits)" 1024
 check "rmmod ccache" /sbin/rmmod ccache
