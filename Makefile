@@ -153,7 +153,7 @@ bench-cluster:
 
 walkthrough:
 	@$(SETUP) --for walkthrough
-	@$(MAKE) --no-print-directory KVER=6.1 CCDEV_FAULT_INJECT=y modules test-progs
+	@$(MAKE) --no-print-directory KVER=6.1 CCDEV_FAULT_INJECT=y modules test-modules test-progs
 	@selftests/run.sh -k $$($(KERNELS) resolve 6.1) walkthrough.sh
 
 shell:
