@@ -35,8 +35,8 @@
 # never prints the end marker (panic, oops, hang until the timeout), when
 # the test exits non-zero, or when the kernel logged a BUG, oops or WARNING
 # (KASAN, lockdep and the other checkers of a debug kernel report so) or
-# kmemleak found objects ccache leaked (tools/vm/init); the reason and the
-# tail of the console go to stderr.
+# kmemleak found objects ccache leaked (tools/vm/init); the reason, the failed
+# checks and the tail of the console go to stderr.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -207,8 +207,16 @@ status=0
 timeout -k 5 "$timeout" "${qemu[@]}" -chardev "file,id=con,path=$log" \
 	-serial chardev:con || status=$?
 
+# fail WHY: say why the guest failed, which checks failed (with the
+# comments after each: a check that failed early is far above the tail)
+# and the console's last lines
 fail() {
-	printf '\nFAILED (%s); last lines of the console:\n' "$1" >&2
+	printf '\nFAILED (%s)\n' "$1" >&2
+	if grep -q '^not ok ' "$log"; then
+		echo "failed checks:" >&2
+		grep -A 3 '^not ok ' "$log" | head -n 40 | sed 's/^/    /' >&2
+	fi
+	echo "last lines of the console:" >&2
 	tail -n 40 "$log" | sed 's/^/    /' >&2
 	exit 1
 }
