@@ -268,6 +268,20 @@ bool ccache_comp_atomic_capable(const char *name)
 	return ccache_lib_codec(name) >= 0;
 }
 
+/**
+ * ccache_decompress_atomic() - does ccache_decompress() never sleep for @alg?
+ * @alg: the slot ccache_compress() reported
+ *
+ * Return: true when crypto/lib.c decompresses it (the default, LZO), so
+ * the caller may decompress with preemption off; false for the crypto
+ * API, whose driver may sleep.
+ */
+bool ccache_decompress_atomic(u8 alg)
+{
+	return alg < smp_load_acquire(&ccache_nr_algs) &&	/* see above */
+	       ccache_algs[alg].lib >= 0;
+}
+
 static void ccache_async_done(CCACHE_CRYPTO_CB_ARG *arg, int err)
 {
 	struct ccache_async_req *r = ccache_crypto_cb_data(arg);

@@ -34,6 +34,7 @@ int ccache_comp_select(const char *name);
 int ccache_compress(const void *src, void *dst, unsigned int *dlen, u8 *alg);
 int ccache_decompress(u8 alg, const void *src, unsigned int slen,
 		      struct page *dst);
+bool ccache_decompress_atomic(u8 alg);
 int ccache_compress_atomic(const void *src, void *dst, unsigned int *dlen,
 			   u8 *alg);
 bool ccache_comp_atomic_capable(const char *name);

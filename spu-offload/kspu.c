@@ -8,6 +8,7 @@
 
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
+#include <linux/sched.h>
 #include <linux/sched/clock.h>
 #include <linux/string.h>
 #include <linux/xxhash.h>
@@ -307,6 +308,12 @@ void kspu_complete(struct kspu_backend *b, struct kspu_job *job, int err)
 	job->done(job);
 }
 
+/* How often the current task has been switched out, either way. */
+static unsigned long kspu_switches(void)
+{
+	return current->nvcsw + current->nivcsw;
+}
+
 /**
  * kspu_run_sync() - do a decompress job in the caller's context
  * @job: the job (no done() needed)
@@ -315,17 +322,41 @@ void kspu_complete(struct kspu_backend *b, struct kspu_job *job, int err)
  * counted on the inline backend's account (completed at once, never
  * queued).
  *
+ * Its decompress_ns stands for CPU time the reader spent (the sizing
+ * policy weighs it against the time nobody wanted), but a clock read
+ * before and after also counts whatever ran while the reader was
+ * switched out: on a preemptible kernel (Debian's 7.x are PREEMPT_LAZY)
+ * the other threads of a busy server, whose slices are long against a
+ * page's decompression.  So a codec that never sleeps runs with
+ * preemption off, for one page; a crypto API decompression that was
+ * switched out adds nothing, as its own share is unknown and time spent
+ * waiting for a device leaves the CPU to others.  Interrupts taken
+ * meanwhile still count.
+ *
  * Context: process context; may sleep.
  * Return: 0 or the job's error.
  */
 int kspu_run_sync(struct kspu_job *job)
 {
+	struct kspu_backend *b = &kspu_inline_backend;
+	bool atomic = ccache_decompress_atomic(job->alg);
+	unsigned long switches;
+	u64 start, ns;
 	int err;
 
 	if (WARN_ON_ONCE(job->op != KSPU_DECOMPRESS))
 		return -EINVAL;
-	err = kspu_run(&kspu_inline_backend, job, NULL, 0);
-	kspu_count(&kspu_inline_backend, job, err);
+	if (atomic)
+		preempt_disable();
+	switches = kspu_switches();
+	start = local_clock();
+	err = kspu_run(b, job, NULL, KSPU_RUN_UNTIMED);
+	ns = local_clock() - start;
+	if (atomic)
+		preempt_enable();
+	if (kspu_switches() == switches)
+		atomic_long_add(ns, &b->stats.decompress_ns);
+	kspu_count(b, job, err);
 	return err;
 }
 
