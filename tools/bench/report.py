@@ -589,7 +589,7 @@ def method(env):
         '(random_distribution=zipf:1.1), whole-file reads of the small ones '
         '(file_service_type=zipf:1.1).  Latencies: fio\'s completion latencies.',
         '- counters over each measured phase: disk reads from /proc/diskstats, CPU from '
-        '/proc/stat, ccache\'s hits, misses, captures and (de)compression time from '
+        '/proc/stat, ccache\'s hits, misses, captures, capture and (de)compression time from '
         '/sys/kernel/mm/ccache, the page cache (Cached) from /proc/meminfo; the same every '
         '5 s for the time series.\n']
 
