@@ -87,6 +87,19 @@ for t in "${tests[@]}"; do
 			exit 2
 		fi
 	done
+	# nor can a guest load one that is not there (a 7.x build of
+	# ../ccache.ko removes every .ko in the tree, tools/kernels.sh)
+	needed=$(grep -ho 'modules/[a-z_]*\.ko' "${tests[@]}" || true)
+	for m in "${pre[@]}"; do
+		[[ -z $m ]] || needed+=" modules/$m.ko"
+	done
+	for m in $needed; do
+		if [[ ! -e $m ]]; then
+			echo "run.sh: $m is missing:" \
+				"make KVER=$release test-modules, as make check does" >&2
+			exit 2
+		fi
+	done
 	break
 done
 
