@@ -245,6 +245,12 @@ bool kspu_prepare(struct kspu_job *job)
 	return true;
 }
 
+/* How often the current task has been switched out, either way. */
+static unsigned long kspu_switches(void)
+{
+	return current->nvcsw + current->nivcsw;
+}
+
 /**
  * kspu_run() - do a job here and now, timing it
  * @b: the backend on whose account
@@ -256,17 +262,35 @@ bool kspu_prepare(struct kspu_job *job)
  *	KSPU_RUN_UNTIMED when the caller measures the time itself (a
  *	preemptible caller's clock would count the time others ran)
  *
+ * The time stands for CPU time the job took (the sizing policy weighs
+ * decompress_ns against the time nobody wanted), but a clock read before
+ * and after also counts whatever ran while the caller was switched out:
+ * on a preemptible kernel (Debian's 7.x are PREEMPT_LAZY) the other
+ * threads of a busy server, whose slices are long against a page's
+ * decompression.  So a decompression whose codec never sleeps runs with
+ * preemption off, for one page, and a job whose task was switched out
+ * meanwhile (the crypto API may sleep) adds nothing, as its own share is
+ * unknown and time spent waiting for a device leaves the CPU to others.
+ * Interrupts taken meanwhile still count.
+ *
  * Return: 0 or the job's error; the caller completes the job.
  */
 int kspu_run(struct kspu_backend *b, struct kspu_job *job, void *scratch,
 	     unsigned int flags)
 {
-	u64 start = local_clock();
+	bool decompress = job->op == KSPU_DECOMPRESS;
+	bool atomic = decompress && ccache_decompress_atomic(job->alg);
 	unsigned int len = KSPU_SCRATCH_SIZE;
 	atomic_long_t *ns = &b->stats.compress_ns;
+	unsigned long switches;
+	u64 start;
 	int err = 0;
 
-	if (job->op == KSPU_DECOMPRESS) {
+	if (atomic)
+		preempt_disable();
+	switches = kspu_switches();
+	start = local_clock();
+	if (decompress) {
 		err = ccache_decompress(job->alg, job->src, job->src_len,
 					job->dst);
 		ns = &b->stats.decompress_ns;
@@ -278,8 +302,10 @@ int kspu_run(struct kspu_backend *b, struct kspu_job *job, void *scratch,
 		job->out = scratch;
 		job->out_len = len;
 	}
-	if (!(flags & KSPU_RUN_UNTIMED))
+	if (!(flags & KSPU_RUN_UNTIMED) && kspu_switches() == switches)
 		atomic_long_add(local_clock() - start, ns);
+	if (atomic)
+		preempt_enable();
 	return err;
 }
 
@@ -308,12 +334,6 @@ void kspu_complete(struct kspu_backend *b, struct kspu_job *job, int err)
 	job->done(job);
 }
 
-/* How often the current task has been switched out, either way. */
-static unsigned long kspu_switches(void)
-{
-	return current->nvcsw + current->nivcsw;
-}
-
 /**
  * kspu_run_sync() - do a decompress job in the caller's context
  * @job: the job (no done() needed)
@@ -322,41 +342,17 @@ static unsigned long kspu_switches(void)
  * counted on the inline backend's account (completed at once, never
  * queued).
  *
- * Its decompress_ns stands for CPU time the reader spent (the sizing
- * policy weighs it against the time nobody wanted), but a clock read
- * before and after also counts whatever ran while the reader was
- * switched out: on a preemptible kernel (Debian's 7.x are PREEMPT_LAZY)
- * the other threads of a busy server, whose slices are long against a
- * page's decompression.  So a codec that never sleeps runs with
- * preemption off, for one page; a crypto API decompression that was
- * switched out adds nothing, as its own share is unknown and time spent
- * waiting for a device leaves the CPU to others.  Interrupts taken
- * meanwhile still count.
- *
  * Context: process context; may sleep.
  * Return: 0 or the job's error.
  */
 int kspu_run_sync(struct kspu_job *job)
 {
-	struct kspu_backend *b = &kspu_inline_backend;
-	bool atomic = ccache_decompress_atomic(job->alg);
-	unsigned long switches;
-	u64 start, ns;
 	int err;
 
 	if (WARN_ON_ONCE(job->op != KSPU_DECOMPRESS))
 		return -EINVAL;
-	if (atomic)
-		preempt_disable();
-	switches = kspu_switches();
-	start = local_clock();
-	err = kspu_run(b, job, NULL, KSPU_RUN_UNTIMED);
-	ns = local_clock() - start;
-	if (atomic)
-		preempt_enable();
-	if (kspu_switches() == switches)
-		atomic_long_add(ns, &b->stats.decompress_ns);
-	kspu_count(b, job, err);
+	err = kspu_run(&kspu_inline_backend, job, NULL, 0);
+	kspu_count(&kspu_inline_backend, job, err);
 	return err;
 }
 
