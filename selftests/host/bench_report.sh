@@ -80,6 +80,9 @@ check_eq "disk reads per request: 1.5" "$(cell "$nginx" "$cc" 'disk reads/req')"
 check_eq "disk KiB per request: 30" "$(cell "$nginx" "$cc" 'disk KiB/req')" 30.0
 check_eq "disk busy 15,225 ms of a 20.3 s phase: 75.0%" \
 	"$(cell 'CPU and the pool' "$nginx" 'disk busy %' "$cc")" 75.0
+check_eq "disk use: 1.5 reads a request, 130 req/s for 20 of 20.3 s, 129 IOPS" \
+	"$(cell 'CPU and the pool' "$nginx" 'disk use %' "$cc")" 148.9
+check_eq "4 ms a read" "$(cell 'CPU and the pool' "$nginx" 'ms/read' "$cc")" 4.00
 check_eq "KiB per request of ccache misses: 5 misses, 20 KiB" \
 	"$(cell "$nginx" "$cc" 'KiB/req: ccache misses')" 20.0
 check_eq "KiB per request not ccache's misses: 10" \

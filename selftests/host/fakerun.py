@@ -66,6 +66,7 @@ def counters(kind, units, frac=1.0):
     them (the BENCH-TS samples are cumulative); the levels at its end."""
     n = units * frac
     d = dict(disk_ios=int(n * 1.5), disk_kib=int(n * 30), disk_busy_ms=int(15225 * frac),
+             disk_read_ms=int(n * 1.5 * 4),
              cpu_user=400, cpu_nice=0,
              cpu_sys=600, cpu_idle=2000, cpu_iowait=1000, cpu_irq=0, cpu_softirq=0)
     cc = kind == 'cc'

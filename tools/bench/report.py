@@ -237,7 +237,7 @@ def load(outdir, env):
         run = Run(rn, name, int(rep), num(env.get(f'status_{rk}', 1)), num(env.get(f'time_{rk}')),
                   num(env.get(f'cpu_{rk}')), num(env.get(f'load_{rk}')))
         read_log(run, os.path.join(outdir, 'logs', f'{rn}.log'))
-        run.derived = {ph: derive(p, run.module) for ph, p in run.phases.items()}
+        run.derived = {ph: derive(p, run.module, env) for ph, p in run.phases.items()}
         configs[name].runs.append(run)
     return list(configs.values())
 
@@ -289,7 +289,19 @@ def workload_figures(p, module):
     return d
 
 
-def derive(p, module):
+def throttle_use(d, env):
+    """The share of the disk throttle's capacity a phase's reads used: the
+    larger of its IOPS and its MiB/s against the throttle's (the
+    calibration's; None without one).  The throttle is QEMU's, in real
+    time, and counts writes too, which the measured phases barely have."""
+    iops, bps = num(env.get('cal_iops')), num(env.get('cal_bps'))
+    if not isinstance(iops, (int, float)) or not isinstance(bps, (int, float)) \
+            or not iops or not bps or d.get('disk_iops') is None:
+        return None
+    return 100 * max(d['disk_iops'] / iops, d['disk_mibps'] * 2**20 / bps)
+
+
+def derive(p, module, env):
     """Every figure of one phase of one run that the report or the CSV uses
     (none for the phases that only describe the guest)."""
     if 'secs' not in p:
@@ -299,6 +311,9 @@ def derive(p, module):
     d = {'disk_mibps': ratio(disk_kib / 1024, secs), 'disk_iops': ratio(p.get('disk_ios', 0), secs)}
     if 'disk_busy_ms' in p:
         d['disk_busy_pct'] = ratio(p['disk_busy_ms'] / 10, secs)
+    d['disk_use_pct'] = throttle_use(d, env)
+    if 'disk_read_ms' in p:
+        d['disk_read_ms_per_io'] = ratio(p['disk_read_ms'], p.get('disk_ios', 0))
     d.update(cpu_shares(p))
     d.update(workload_figures(p, module))
     if module:
@@ -509,7 +524,8 @@ def header(env, configs, docset, support):
               f'random_distribution=zipf:1.1) and {g(env, "small_n")} files of '
               f'{g(env, "small_kib")} KiB read whole (file_service_type=zipf:1.1), from the '
               'docset\'s bytes.  All on one ext4 data disk.\n')
-    md += method(env)
+    md += method(env, any('capture_ns' in p for c in configs for r in c.runs
+                              for p in r.phases.values()))
     md.append('## Configurations\n')
     md.append(table(['configuration', 'name', 'RAM MiB', 'budget MiB', 'setup', 'runs'],
                     [[c.label, c.name, mem * c.mult, c.budget or '-', setup(c), len(c.runs)]
@@ -561,7 +577,8 @@ def prefill_rate(env):
             'compressor catches up')
 
 
-def method(env):
+def method(env, capture_timed):
+    """capture_timed: the guests recorded capture_ns (since b1cadcf)."""
     apache = float(env.get('apache_secs') or 0) > 0
     return [
         '## Method\n',
@@ -589,7 +606,8 @@ def method(env):
         '(random_distribution=zipf:1.1), whole-file reads of the small ones '
         '(file_service_type=zipf:1.1).  Latencies: fio\'s completion latencies.',
         '- counters over each measured phase: disk reads from /proc/diskstats, CPU from '
-        '/proc/stat, ccache\'s hits, misses, captures, capture and (de)compression time from '
+        '/proc/stat, ccache\'s hits, misses, captures'
+        + (', capture' if capture_timed else '') + ' and (de)compression time from '
         '/sys/kernel/mm/ccache, the page cache (Cached) from /proc/meminfo; the same every '
         '5 s for the time series.\n']
 
@@ -762,20 +780,29 @@ def cpu_section(ws, configs):
                         + [fmt(med(over_runs(c, w.phase, k)), '.1f') for k in
                            ('cpu_user_pct', 'cpu_sys_pct', 'cpu_compress_pct',
                             'cpu_decompress_pct', 'cpu_iowait_pct', 'cpu_idle_pct',
-                            'disk_busy_pct')]
+                            'disk_busy_pct', 'disk_use_pct')]
+                        + [fmt(med(over_runs(c, w.phase, 'disk_read_ms_per_io')), '.2f')]
                         + [fmt(med(over_runs(c, w.phase, k))) for k in
                            ('compress_us_per_page', 'stored_mib', 'mem_used_mib')]
                         + [fmt(med(over_runs(c, w.phase, 'compress_ratio')), '.3f')])
     return ['### CPU and the pool\n',
             table(['workload', 'configuration', 'user %', 'system %', 'compression %',
-                   'decompression %', 'iowait %', 'idle %', 'disk busy %', 'compress µs/page', 'stored MiB',
+                   'decompression %', 'iowait %', 'idle %', 'disk busy %', 'disk use %',
+                   'ms/read', 'compress µs/page', 'stored MiB',
                    'mem_used MiB', 'compressed/original'], rows),
             'Medians over the repetitions.  CPU: shares of both vCPUs\' time; system excludes '
             'the (de)compression time ccache counted.  disk busy: the share of the phase\'s '
             'time with a read or write in flight on the data disk (io_ticks of '
             '/proc/diskstats; - for runs before it was recorded).  A server whose '
             'CPUs idle while its disk is busy waits on the disk; one whose disk '
-            'idles while its CPUs are busy does not, whatever iowait says.  '
+            'idles while its CPUs are busy does not, whatever iowait says.  But io_ticks '
+            'is the guest kernel\'s accounting, and kernels differ in it: 7.3.4\'s read a '
+            'third of 6.1\'s for a disk as close to its limit (Documentation/design.rst, '
+            '"Disk use").  disk use: the larger of '
+            'the phase\'s read IOPS and MiB/s as a share of the throttle\'s (above), the '
+            'same measure on every kernel; near 100% the disk is the limit.  ms/read: the '
+            'data disk\'s reads\' time from issue to completion, over the reads (/proc/diskstats; '
+            '- for runs before it was recorded); it grows as the disk nears its limit.  '
             'compress µs/page: compress_ns / '
             'captures; stored: the original size of the pages in the pool, mem_used: what the '
             'pool takes (pool, staging buffers, metadata), both at the phase\'s end.\n']
