@@ -524,8 +524,9 @@ def header(env, configs, docset, support):
               f'random_distribution=zipf:1.1) and {g(env, "small_n")} files of '
               f'{g(env, "small_kib")} KiB read whole (file_service_type=zipf:1.1), from the '
               'docset\'s bytes.  All on one ext4 data disk.\n')
-    md += method(env, any('capture_ns' in p for c in configs for r in c.runs
-                              for p in r.phases.values()))
+    phases = [p for c in configs for r in c.runs for p in r.phases.values()]
+    md += method(env, any('capture_ns' in p for p in phases),
+                 any('vm_pgscan' in p for p in phases))
     md.append('## Configurations\n')
     md.append(table(['configuration', 'name', 'RAM MiB', 'budget MiB', 'setup', 'runs'],
                     [[c.label, c.name, mem * c.mult, c.budget or '-', setup(c), len(c.runs)]
@@ -577,8 +578,9 @@ def prefill_rate(env):
             'compressor catches up')
 
 
-def method(env, capture_timed):
-    """capture_timed: the guests recorded capture_ns (since b1cadcf)."""
+def method(env, capture_timed, vm_counted):
+    """capture_timed, vm_counted: the guests recorded capture_ns (since
+    b1cadcf) and the vm_* counters."""
     apache = float(env.get('apache_secs') or 0) > 0
     return [
         '## Method\n',
@@ -608,8 +610,10 @@ def method(env, capture_timed):
         '- counters over each measured phase: disk reads from /proc/diskstats, CPU from '
         '/proc/stat, ccache\'s hits, misses, captures'
         + (', capture' if capture_timed else '') + ' and (de)compression time from '
-        '/sys/kernel/mm/ccache, the page cache (Cached) from /proc/meminfo; the same every '
-        '5 s for the time series.\n']
+        '/sys/kernel/mm/ccache, the page cache (Cached) from /proc/meminfo'
+        + ('; reclaim\'s scanned and freed pages, faults and file refaults from '
+           '/proc/vmstat (vm_* in the CSV)' if vm_counted else '')
+        + '; the same every 5 s for the time series.\n']
 
 
 def setup(c):
