@@ -2,11 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0
 # A memory cgroup's share of the pool is bounded (ccache/memcg.c): at
 # most max_pool_percent of its memory.max.  A cgroup "small" with
-# memory.max=64M reads a compressible 1 GiB file twice: its pages are
+# memory.max=64M reads a compressible 256 MiB file twice: its pages are
 # evicted by its own limit reclaim, which ccache captures, and without the
-# bound they would fill the pool up to its host-wide limit.  Another
-# cgroup's entries, stored before, survive it and are served.
-# VM: mem=512 cpus=2 disk=ext4:1400M timeout=600
+# bound they would fill the pool up to its host-wide limit.  256 MiB is
+# four times memory.max and, compressed (to about a third), more than
+# twice the bound of 60% of 64 MiB, which it must reach: a share left
+# unbounded would hold all of it, well beyond the bound, and the host-wide
+# limit (60% of 512 MiB) would not stop it first.  Another cgroup's
+# entries, stored before, survive it and are served.
+# VM: mem=512 cpus=2 disk=ext4:512M timeout=300
 # shellcheck source=selftests/lib/tap.sh
 . ./lib/tap.sh
 # shellcheck source=selftests/progs/cctest.sh
@@ -21,7 +25,7 @@ dir=/mnt/d0/memcg
 mkdir -p $dir
 
 check "create 16 MiB of compressible data" cc_create 16M $dir/other
-check "create 1 GiB of compressible data" cc_create 1G $dir/big
+check "create 256 MiB of compressible data" cc_create 256M $dir/big
 sync
 echo 3 > /proc/sys/vm/drop_caches
 cc_start
@@ -45,7 +49,7 @@ check_gt "other's file was stored" "$other_pages" 1024
 
 cc_snap small
 for pass in first second; do
-	run_check "small reads 1 GiB, $pass pass, as its model" \
+	run_check "small reads 256 MiB, $pass pass, as its model" \
 		cc_in_group small "$CCFILE" verify -m read $dir/big
 done
 cc_settle

@@ -22,7 +22,7 @@
 # in the full run only, and not on a debug kernel (kernels.sh checkers):
 # it runs the suite about ten times slower, and its full run must fit a
 # working session; the first list already takes each backend through each
-# path (serve, coherence, fsx, remount, inode reuse).
+# path (serve, coherence, remount, inode reuse; see variants).
 set -euo pipefail
 
 cd "$(dirname "$0")"

@@ -18,6 +18,14 @@ cc_stat() {
 	cat "$CCSTATS/$1" 2>/dev/null || echo missing
 }
 
+# cc_stat_read NAME: set cc_v to statistic NAME, as cc_stat prints it, by
+# the shell's own read: cc_snap, cc_show and cc_delta read every
+# statistic, and a process per statistic costs a TCG guest seconds per
+# eviction
+cc_stat_read() {
+	{ read -r cc_v < "$CCSTATS/$1"; } 2>/dev/null || cc_v=missing
+}
+
 # cc_stat_names: the module's statistics, the files of $CCSTATS whose
 # mode lets their owner read them (not the write-only controls), without
 # version; none when ccache is not loaded
@@ -30,7 +38,8 @@ cc_stat_names() {
 cc_show() {
 	line="# ccache${1:+ $1}:"
 	for s in $(cc_stat_names); do
-		line="$line $s=$(cc_stat "$s")"
+		cc_stat_read "$s"
+		line="$line $s=$cc_v"
 	done
 	echo "$line"
 }
@@ -43,7 +52,8 @@ disk_reads() {
 # cc_snap NAME: remember every statistic and the disk read counters
 cc_snap() {
 	for s in $(cc_stat_names); do
-		eval "snap_${1}_$s=\$(cc_stat $s)"
+		cc_stat_read "$s"
+		eval "snap_${1}_$s=\$cc_v"
 	done
 	for d in vda vdb; do
 		eval "snap_${1}_$d=\$(disk_reads $d)"
@@ -55,7 +65,7 @@ cc_snap() {
 cc_delta() {
 	case $2 in
 	vd?) now=$(disk_reads "$2") ;;
-	*) now=$(cc_stat "$2") ;;
+	*) cc_stat_read "$2"; now=$cc_v ;;
 	esac
 	eval "was=\${snap_${1}_$2:-missing}"
 	# shellcheck disable=SC2154 # set by the eval
