@@ -264,28 +264,28 @@ cc_pool_stays_full() {
 		"$(cc_delta top reject_pool_limit)" 0
 }
 
-# cc_start_small: load ccache with a pool of 2% of RAM for the tests of
-# its admission policy.  The shrinker is faulted off (test-only knob,
-# ccache/fault.c): under the eviction's pressure it would make room by
-# itself, whatever the policy that workingset.sh and readmit.sh test;
-# yield.sh tests it.  And pool_sizing is fixed: with auto, pages the
-# eviction itself reads back (ghost hits against no hits) may switch the
-# pool to replacing its oldest entries, which takes every new page in
-# (sizing_replace.sh tests that, switching to auto after the fill).  And
-# only the data disk's filesystem is cached: cc_evict streams the raw disk
-# underneath, whose zero pages the default "bdev" stores, and their
-# captures advance the eviction clock past the horizon of the ghosts the
-# tests look at.
+# cc_start_small [PERCENT]: load ccache with a pool of 2% of RAM (or
+# PERCENT) for the tests of its admission policy.  The shrinker is
+# faulted off (test-only knob, ccache/fault.c): under the eviction's
+# pressure it would make room by itself, whatever the policy that
+# workingset.sh and readmit.sh test; yield.sh tests it.  And pool_sizing
+# is fixed: with auto, pages the eviction itself reads back (ghost hits
+# against no hits) may switch the pool to replacing its oldest entries,
+# which takes every new page in (sizing_replace.sh tests that, switching
+# to auto after the fill).  And only the data disk's filesystem is
+# cached: cc_evict streams the raw disk underneath, whose zero pages the
+# default "bdev" stores, and their captures advance the eviction clock
+# past the horizon of the ghosts the tests look at.
 cc_start_small() {
-	cc_start max_pool_percent=2 fault_inject=shrinker pool_sizing=fixed \
-		filesystems="$(cc_data_fs)"
+	cc_start max_pool_percent="${1:-2}" fault_inject=shrinker \
+		pool_sizing=fixed filesystems="$(cc_data_fs)"
 }
 
-# cc_fill_cold DIR: cc_start_small, fill the pool with 64 MiB of cold
-# data under DIR (the files listed in $cc_cold) and keep it full
-# (cc_pool_stays_full; checks).  DIR is under /mnt/d0.
+# cc_fill_cold DIR [PERCENT]: cc_start_small PERCENT, fill the pool with
+# 64 MiB of cold data under DIR (the files listed in $cc_cold) and keep it
+# full (cc_pool_stays_full; checks).  DIR is under /mnt/d0.
 cc_fill_cold() {
-	cc_start_small
+	cc_start_small "${2:-}"
 	mkdir -p "$1"
 	cc_cold="$1/cold1 $1/cold2 $1/cold3 $1/cold4"
 	# shellcheck disable=SC2086 # a list of paths without spaces
@@ -297,11 +297,11 @@ cc_fill_cold() {
 	cc_pool_stays_full "$1"
 }
 
-# cc_fill_pool DIR FILE: cc_fill_cold DIR, check that the pool holds more
-# than 1,000 pages, then create FILE of 4 MiB and start tracing entries
-# (cc_trace_start; checks)
+# cc_fill_pool DIR FILE [PERCENT]: cc_fill_cold DIR PERCENT, check that
+# the pool holds more than 1,000 pages, then create FILE of 4 MiB and
+# start tracing entries (cc_trace_start; checks)
 cc_fill_pool() {
-	cc_fill_cold "$1"
+	cc_fill_cold "$1" "${3:-}"
 	cc_stored=$(cc_stat stored_pages)
 	check_gt "the pool holds more than 1,000 pages of it" "$cc_stored" 1000
 	# what emptied it, if anything did (design.rst, Sizing: a fixed
