@@ -13,17 +13,18 @@ FSX=/usr/local/libexec/ccache-dev/fsx
 CCSTATS=/sys/kernel/mm/ccache
 export CCFILE_MODELS=/tmp/ccmodel
 
-# cc_stat NAME: one statistic; "missing" when there is no such file
-cc_stat() {
-	cat "$CCSTATS/$1" 2>/dev/null || echo missing
-}
-
-# cc_stat_read NAME: set cc_v to statistic NAME, as cc_stat prints it, by
-# the shell's own read: cc_snap, cc_show and cc_delta read every
-# statistic, and a process per statistic costs a TCG guest seconds per
-# eviction
+# cc_stat_read NAME: set cc_v to statistic NAME (one line), "missing"
+# when there is no such file, by the shell's own read: cc_snap, cc_show
+# and cc_delta read every statistic, and a process per statistic costs a
+# TCG guest seconds per eviction
 cc_stat_read() {
 	{ read -r cc_v < "$CCSTATS/$1"; } 2>/dev/null || cc_v=missing
+}
+
+# cc_stat NAME: print statistic NAME (cc_stat_read)
+cc_stat() {
+	cc_stat_read "$1"
+	echo "$cc_v"
 }
 
 # cc_stat_names: the module's statistics, the files of $CCSTATS whose
