@@ -161,6 +161,19 @@ check_eq "plain 2R has no row of its own" "$(cell "$same" 'plain kernel, 2R' aga
 check_eq "the verdicts table still compares it with plain R" \
 	"$(cell Verdicts "$cc2" "$nginx")" '205 req/s: faster, +105%'
 
+# every phase's probe 300 ms but cc.2's nginx, 600: half the typical speed
+run slow --probe cc.2:nginx=600 -t cc:nginx=150,121,130
+check_eq "a slow guest: exit status 0" "$st" 0
+check_eq "guest speed per repetition: cc.2's nginx at half" \
+	"$(cell 'Guest speed' "$nginx" 'guest speed' "$cc")" '1.00 0.50 1.00'
+check_eq "beside the throughput of each" \
+	"$(cell 'Guest speed' "$nginx" 'throughput' "$cc")" '150 121 130'
+check_eq "user time: 400 ticks over 3,000, 2,420 and 2,600 requests" \
+	"$(cell 'Guest speed' "$nginx" 'user ms per request or MiB' "$cc")" '1.33 1.65 1.54'
+check "the report names the slow guest" grep -qF \
+	"cc.2 (its nginx phase at 0.50 of the run's typical guest speed)" "$dir/report.md"
+check_fails "and no other" grep -qF "cc.1 (" "$dir/report.md"
+
 run one -r 1 -t cc:nginx=130
 check_eq "one repetition: exit status 0" "$st" 0
 check_eq "one repetition: no verdict" "$(cell "$nginx" "$cc" verdict)" 'one run: no verdict'

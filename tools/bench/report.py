@@ -239,7 +239,26 @@ def load(outdir, env):
         read_log(run, os.path.join(outdir, 'logs', f'{rn}.log'))
         run.derived = {ph: derive(p, run.module, env) for ph, p in run.phases.items()}
         configs[name].runs.append(run)
+    set_speed(configs.values())
     return list(configs.values())
+
+
+def set_speed(configs):
+    """Each measured phase's guest speed: the run's median probe (over every
+    measured phase of every run) over the phase's own, so 1 is this run's
+    typical speed and 0.5 a guest that ran its fixed CPU job half as fast.
+    Guests without probes (runs before it) get none."""
+    phases = {w.phase for w in WORKLOADS}
+    probes = [d['probe_ms'] for c in configs for r in c.runs
+              for ph, d in r.derived.items() if ph in phases and d.get('probe_ms')]
+    if not probes:
+        return
+    typical = statistics.median(probes)
+    for c in configs:
+        for r in c.runs:
+            for ph, d in r.derived.items():
+                if ph in phases and d.get('probe_ms'):
+                    d['guest_speed'] = typical / d['probe_ms']
 
 
 # ---- figures ----
@@ -282,6 +301,8 @@ def workload_figures(p, module):
     if per:
         disk_kib, miss_kib = p.get('disk_kib', 0), p.get('misses', 0) * 4
         d['disk_reads_per_unit'] = p.get('disk_ios', 0) / per
+        if 'cpu_user' in p:
+            d['user_ms_per_unit'] = (p['cpu_user'] + p.get('cpu_nice', 0)) * 1000 / USER_HZ / per
         d['disk_kib_per_unit'] = disk_kib / per
         if module:
             d['miss_kib_per_unit'] = miss_kib / per
@@ -315,6 +336,7 @@ def derive(p, module, env):
     if 'disk_read_ms' in p:
         d['disk_read_ms_per_io'] = ratio(p['disk_read_ms'], p.get('disk_ios', 0))
     d.update(cpu_shares(p))
+    d['probe_ms'] = p.get('probe_ms')
     d.update(workload_figures(p, module))
     if module:
         d['hit_ratio'] = ratio(p.get('hits', 0), p.get('hits', 0) + p.get('misses', 0))
@@ -812,6 +834,36 @@ def cpu_section(ws, configs):
             'pool takes (pool, staging buffers, metadata), both at the phase\'s end.\n']
 
 
+def speed_section(ws, configs):
+    """How fast each guest ran its fixed CPU job, beside the throughput and
+    the user time per unit of work, per repetition: none without probes."""
+    rows = []
+    for w in ws:
+        for c in configs:
+            runs = [r for r in c.runs if 'user_ms_per_unit' in r.derived.get(w.phase, {})]
+            if not runs:
+                continue
+            rows.append([w.title, c.label]
+                        + [' '.join(fmt(r.derived[w.phase].get(k), spec) for r in runs)
+                           for k, spec in (('guest_speed', '.2f'), ('throughput', None),
+                                           ('user_ms_per_unit', '.2f'))])
+    if not rows:
+        return []
+    return ['### Guest speed\n',
+            table(['workload', 'configuration', 'guest speed', 'throughput',
+                   'user ms per request or MiB'], rows),
+            'Per repetition, in order.  guest speed: the run\'s median time for a fixed '
+            'CPU-only job (MD5 of 4 MiB, timed before and after each phase) over this '
+            'phase\'s (- for runs before it was timed); below 1 the host let this guest run '
+            'slower than it let most.  The '
+            'disk\'s throttle runs in the host\'s time, so a slow guest has a relatively '
+            'fast disk, and a CPU-bound phase slows with it.  user ms: the servers\' (or '
+            'fio\'s) own CPU time per unit of work, the same work whatever caches the '
+            'files: it moves with the speed the guest had during the phase, and with '
+            'anything else that slows user code (Documentation/design.rst, "Guest '
+            'speed").\n']
+
+
 def raw_median(runs, phase, key, scale=1):
     """The median of a BENCH field over the runs that have the phase."""
     s = spread([r.phases[phase].get(key) for r in runs if phase in r.phases])
@@ -890,6 +942,10 @@ def contention(configs, env):
         slow = r.derived.get('nginx', {}).get('compress_us_per_page')
         if slow and cal and slow > 1.5 * cal:
             why.append(f'compression {slow / cal:.1f}x slower than at calibration')
+        speeds = {ph: d['guest_speed'] for ph, d in r.derived.items() if 'guest_speed' in d}
+        if speeds and min(speeds.values()) < 1 / 1.5:
+            ph = min(speeds, key=speeds.get)
+            why.append(f'its {ph} phase at {speeds[ph]:.2f} of the run\'s typical guest speed')
         if r.stalls:
             why.append('RCU stall warnings (vCPUs starved)')
         if why:
@@ -1175,6 +1231,7 @@ def report(env, configs, docset, support, made, bad, outdir):
             md.append(f'![{w.title} over time]({made[w.phase]})\n')
     md += turnover_section(ws, configs)
     md += bound_section(ws, configs, outdir, env)
+    md += speed_section(ws, configs)
     md += cpu_section(ws, configs)
     md += dmz_section(ws, configs)
     md += verification_section(ws, configs)
