@@ -174,6 +174,20 @@ check "the report names the slow guest" grep -qF \
 	"cc.2 (its nginx phase at 0.50 of the run's typical guest speed)" "$dir/report.md"
 check_fails "and no other" grep -qF "cc.1 (" "$dir/report.md"
 
+# nginx's CPUs busy in every guest of plain R and ccache: user time 25,
+# 26 and 27% of it against 24.5, 24 and 24.8%, every one below
+equal='At equal guest speed'
+run equal --busy none-R:nginx=1000,1040,1080 --busy cc:nginx=980,960,992
+check_eq "busy CPUs: exit status 0" "$st" 0
+check_eq "user share below in every repetition: slower, 24.5% against 26%" \
+	"$(cell "$equal" "$cc" "$nginx")" 'slower, -6%'
+check_eq "a phase whose CPUs idled: not compared" \
+	"$(cell "$equal" "$cc" "$support")" 'not CPU-bound (25.0% busy)'
+check_eq "nor where only the reference was busy" \
+	"$(cell "$equal" "$dmz" "$nginx")" 'not CPU-bound (25.0% busy)'
+run_check "no busy phase: no such section" sh -c \
+	"! grep -q '^### $equal' '$tmp/clean/report.md'"
+
 run one -r 1 -t cc:nginx=130
 check_eq "one repetition: exit status 0" "$st" 0
 check_eq "one repetition: no verdict" "$(cell "$nginx" "$cc" verdict)" 'one run: no verdict'

@@ -5,6 +5,7 @@
 usage: fakerun.py OUTDIR [-r REPS] [-t CONFIG[:PHASE]=V1,V2...]...
                   [--mismatch RUN] [--drop RUN:PHASE] [--status RUN=N] [--error RUN]
                   [--empty RUN] [--2r] [--probe RUN:PHASE=MS]
+                  [--busy CONFIG:PHASE=U1,U2...]
 
 What a quick run writes (run.env, calibration.env, docset.summary,
 support.summary, logs/NAME.REP.log), in the same format, deterministic:
@@ -24,7 +25,9 @@ RUN is NAME.REP: --mismatch counts a mismatch (rc 0) in its nginx-verify,
 --drop leaves out its PHASE, --status gives its guest's status, --error adds
 "BENCH error=nginx did not start" to its console, --empty leaves its console
 empty (a guest that died at boot).  Every phase's CPU probe took 300 ms
-but the one --probe gives.
+but the one --probe gives.  A phase's CPU time is 4,000 ticks, 400 user,
+600 system, the rest idle or iowait (25% busy); --busy gives CONFIG's
+PHASE U user ticks per repetition and the rest system time (100% busy).
 """
 import argparse
 import os
@@ -48,10 +51,15 @@ ap.add_argument('--error', default='')
 ap.add_argument('--empty', default='')
 ap.add_argument('--2r', dest='two_r', action='store_true')
 ap.add_argument('--probe', default='=')
+ap.add_argument('--busy', action='append', default=[])
 a = ap.parse_args()
 if a.two_r:
     CONFIGS += (('none-2R', 'plain kernel, 2R'), ('cc-2R', 'ccache, default settings, 2R'))
 probe_at, _, probe_ms = a.probe.partition('=')
+busy = {}
+for spec in a.busy:
+    key, _, vals = spec.partition('=')
+    busy[key] = [int(v) for v in vals.split(',')]
 thr = {}
 for spec in a.throughput:
     key, _, vals = spec.partition('=')
@@ -107,8 +115,12 @@ def guest(name, rep):
             ts.update({k: c[k] for k in TS_KEYS})
             log.append(f'BENCH-TS config={name} phase={ph} t={i * 5 + 0.1:.1f} {kv(ts)}')
         probe = probe_ms if f'{rn}:{ph}' == probe_at else 300
+        c = counters(kind, units)
+        if f'{name}:{ph}' in busy:
+            user = busy[f'{name}:{ph}'][rep - 1]
+            c.update(cpu_user=user, cpu_sys=4000 - user, cpu_idle=0, cpu_iowait=0)
         log.append(f'BENCH config={name} phase={ph} secs={secs} {kv(work)} '
-                   f'probe_ms={probe} {kv(counters(kind, units))}')
+                   f'probe_ms={probe} {kv(c)}')
 
     def web(rps, n, mismatches=0):
         return dict(server='nginx', rc=0, requests=n, bytes=n * 10000, errors=0,

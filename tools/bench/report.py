@@ -62,6 +62,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bound  # noqa: E402  (tools/bench/bound.py, beside this file)
 
 USER_HZ = 100
+# CPU busy (%) in every guest of both configurations for a comparison at
+# equal guest speed (equal_speed_section())
+EQUAL_SPEED_BUSY = 90
 STALLS = ('self-detected stall', 'rcu_preempt detected stalls', 'blocked for more than',
           'soft lockup')
 FAILURE_LINES = ('BENCH-VERIFY ', 'BENCH-FIO ', 'BENCH-PRIME ')
@@ -385,10 +388,11 @@ def verdict(vals, ref_vals, is_ref):
     return 'within noise'
 
 
-def compare(cfg, ref, phase):
-    """(verdict, median change in % or None) of cfg's throughput against ref's."""
-    vals = values(cfg, phase, 'throughput')
-    ref_vals = values(ref, phase, 'throughput') if ref else []
+def compare(cfg, ref, phase, key='throughput'):
+    """(verdict, median change in % or None) of cfg's throughput (or key)
+    against ref's."""
+    vals = values(cfg, phase, key)
+    ref_vals = values(ref, phase, key) if ref else []
     word = verdict(vals, ref_vals, cfg is ref)
     change = None
     if vals and ref_vals and cfg is not ref and statistics.median(ref_vals):
@@ -752,6 +756,54 @@ def same_ram_section(ws, configs, ref):
         ws, configs, plain, 'Against the plain kernel with the same RAM',
         'The same rule as above, against the plain kernel with as much RAM '
         '(more of the data fits in the page cache: what the pool costs there).')
+
+
+def busy_pct(r, phase):
+    """The share of a run's CPU time in a phase that was neither idle nor
+    iowait, or None."""
+    d = r.derived.get(phase, {})
+    if 'cpu_idle_pct' not in d:
+        return None
+    return 100 - d['cpu_idle_pct'] - d.get('cpu_iowait_pct', 0)
+
+
+def equal_speed_section(ws, configs):
+    """Where every guest of a configuration and of the plain kernel with the
+    same RAM kept its CPUs busy, their user time per second against each
+    other: throughput at equal guest speed (Documentation/design.rst,
+    "Guest speed")."""
+    rows, compared = [], False
+    for c in configs:
+        base = next((p for p in configs if p.mult == c.mult and p.label.startswith('plain')),
+                    None)
+        if base is None or base is c:
+            continue
+        cells = []
+        for w in ws:
+            busy = [busy_pct(r, w.phase) for r in c.runs + base.runs if w.phase in r.derived]
+            if not busy or None in busy:
+                cells.append('-')
+            elif min(busy) < EQUAL_SPEED_BUSY:
+                cells.append(f'not CPU-bound ({min(busy):.1f}% busy)')
+            else:
+                word, change = compare(c, base, w.phase, 'cpu_user_pct')
+                cells.append(word if change is None else f'{word}, {fmt_change(change)}')
+                compared = True
+        rows.append([c.label, base.label] + cells)
+    if not compared:
+        return []
+    return ['### At equal guest speed\n',
+            f'Where every guest of both kept its CPUs at least {EQUAL_SPEED_BUSY}% busy '
+            '(neither idle nor in iowait), throughput is the user CPU time per second over '
+            'the user time per request (MiB), and the latter is the same work in either '
+            'configuration, at whatever speed the host ran the guest: so the user time '
+            'per second compares them as if every guest had run at one speed.  The same '
+            'rule as the verdicts, on the share of CPU time in user mode; where the share '
+            'is lower, the configuration\'s other work (system time: ccache\'s among it) '
+            'took the CPU.  It assumes only the host moves a server\'s user time per '
+            'request; the guest speed table below shows whether the probes agree '
+            '(Documentation/design.rst, "Guest speed").\n',
+            table(['configuration', 'against'] + [w.title for w in ws], rows)]
 
 
 def knob_section(ws, configs):
@@ -1221,6 +1273,7 @@ def report(env, configs, docset, support, made, bad, outdir):
     md += contention(configs, env)
     md += verdict_section(ws, configs, ref)
     md += same_ram_section(ws, configs, ref)
+    md += equal_speed_section(ws, configs)
     md += knob_section(ws, configs)
     if 'throughput' in made:
         md.append(f'![Throughput per workload]({made["throughput"]})\n')
