@@ -242,20 +242,21 @@ cc_data_fs() {
 	awk '$2 == "/mnt/d0" { print $3 }' /proc/mounts
 }
 
-# cc_pool_stays_full DIR: after cold data filled the pool (cc_snap cold
-# before the fill), keep it full: accept_threshold_percent=0, then a
-# fifth cold file of 8 MiB (DIR/cold5, added to $cc_cold) must find no
-# room (checks).  Not during the fill: whatever left the full pool during
-# the fill would then never be replaced.  And the top-up: compaction,
-# hits and the turnover may have left the pool below its limit at the end
-# of the fill, and it is "full" (refusing) only once a page found no room
-# after the threshold went to 0; else the next file's first pages go into
-# the room left, whatever the policy under test would have said.
+# cc_pool_stays_full DIR: after cold data filled the pool, keep it full:
+# accept_threshold_percent=0, then a fifth cold file of 8 MiB (DIR/cold5,
+# added to $cc_cold) must find no room (checks).  Not during the fill:
+# whatever left the full pool during the fill would then never be
+# replaced.  And the top-up: compaction, hits and the turnover may have
+# left the pool below its limit at the end of the fill, and it is "full"
+# (refusing) only once a page found no room after the threshold went to
+# 0; else the next file's first pages go into the room left, whatever the
+# policy under test would have said.  The fifth file, not the fill, shows
+# the pool full: how many of the fill's pages the full staging queue
+# dropped varies, and with a pool of 6% the fill may end just short of
+# the limit (7,981 pages stored, none refused for room, in one run).
 cc_pool_stays_full() {
 	check "the pool stays full from now on (accept_threshold_percent=0)" \
 		sh -c "echo 0 > /sys/module/ccache/parameters/accept_threshold_percent"
-	check_gt "the cold data filled the pool (reject_pool_limit grew)" \
-		"$(cc_delta cold reject_pool_limit)" 0
 	check "create a fifth cold file of 8 MiB" cc_create 8M "$1/cold5"
 	sync
 	cc_snap top
@@ -292,7 +293,6 @@ cc_fill_cold() {
 	# shellcheck disable=SC2086 # a list of paths without spaces
 	check "create 64 MiB of cold data" cc_create 16M $cc_cold
 	sync
-	cc_snap cold
 	# shellcheck disable=SC2086
 	cc_evict $cc_cold
 	cc_pool_stays_full "$1"
@@ -329,7 +329,6 @@ cc_fill_pool_folios() {
 	sync
 	echo 3 > /proc/sys/vm/drop_caches
 	cc_start_small
-	cc_snap cold
 	# shellcheck disable=SC2086
 	check "read the cold data" cat $cc_cold
 	# shellcheck disable=SC2086
