@@ -107,6 +107,7 @@ none-2R|plain kernel, 2R|2|0||-|-|0
 cc|ccache, default settings|1|1||cpu|lzo|0
 cc-2R|ccache, default settings, 2R|2|1||cpu|lzo|0
 cc-alt|ccache, default settings, module of -A|1|2||cpu|lzo|0
+cc-alt-2R|ccache, default settings, module of -A, 2R|2|2||cpu|lzo|0
 cc-fixed|ccache, pool_sizing=fixed|1|1||cpu|lzo|0|pool_sizing=fixed
 cc-boost|ccache, offload_boost_percent=25|1|1||cpu|lzo|0|offload_boost_percent=25
 cc-boost-2R|ccache, offload_boost_percent=25, 2R|2|1||cpu|lzo|0|offload_boost_percent=25
