@@ -16,9 +16,8 @@
 # pages as the pool holds (ccache/sizing.c), and every page reclaim
 # evicts after a file's first page (its own, and those of the raw disk
 # that cc_evict streams to push its last pages out) adds to that page's
-# distance.  At 2% the horizon (about 1,050 pages) barely exceeded the
-# 1,024 pages of a file: in one run all but 2 of 893 ghost hits fell
-# beyond it.
+# distance.  At 2% the horizon barely exceeds the 1,024 pages of a file,
+# and most of its ghost hits can fall beyond it (Documentation/testing.rst).
 # VM: mem=256 cpus=2 disk=ext4:512M timeout=300
 # shellcheck source=selftests/lib/tap.sh
 . ./lib/tap.sh

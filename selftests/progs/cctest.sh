@@ -252,8 +252,8 @@ cc_data_fs() {
 # 0; else the next file's first pages go into the room left, whatever the
 # policy under test would have said.  The fifth file, not the fill, shows
 # the pool full: how many of the fill's pages the full staging queue
-# dropped varies, and with a pool of 6% the fill may end just short of
-# the limit (7,981 pages stored, none refused for room, in one run).
+# drops varies, and with a pool of 6% the fill may end just short of the
+# limit (Documentation/testing.rst).
 cc_pool_stays_full() {
 	check "the pool stays full from now on (accept_threshold_percent=0)" \
 		sh -c "echo 0 > /sys/module/ccache/parameters/accept_threshold_percent"
