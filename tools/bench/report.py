@@ -225,6 +225,20 @@ def read_log(run, path):
         samples.sort(key=lambda s: s['t'])
 
 
+def turns(env):
+    """How the run ordered its guests: "A B C, A B C..." (every turn alike,
+    as runs before 2026-12-07 did) or "A B C, C B A..." (every other turn in
+    reverse), from the order they ran in (runs=)."""
+    order = {}
+    for rn in env.get('runs', '').split():
+        name, _, rep = rn.rpartition('.')
+        order.setdefault(rep, []).append(name)
+    seq = list(order.values())
+    if len(seq) > 1 and len(seq[0]) > 1 and seq[1] == seq[0][::-1]:
+        return 'A B C, C B A...'
+    return 'A B C, A B C...'
+
+
 def load(outdir, env):
     """The configurations, in order, each with its runs."""
     configs = {}
@@ -558,7 +572,7 @@ def header(env, configs, docset, support):
                     [[c.label, c.name, mem * c.mult, c.budget or '-', setup(c), len(c.runs)]
                      for c in configs]))
     md.append('budget: the memory the configuration may spend on compressed pages (the ccache '
-              'pool\'s limit, zram\'s mem_limit).  Runs went in turns (A B C, A B C...), each in '
+              f'pool\'s limit, zram\'s mem_limit).  Runs went in turns ({turns(env)}), each in '
               'a fresh guest.\n')
     return md
 

@@ -469,9 +469,14 @@ for c in "${configs[@]}"; do
 	EOF
 	cp "$t/conf/$name" "$out/logs/$name.conf"
 done
-# interleaved: every configuration once, then again
+# interleaved: every configuration once, then again, every other turn in
+# reverse (A B C, C B A, A B C...), so that no configuration always runs
+# right after another one (Documentation/design.rst, "Repetitions in fresh
+# guests, interleaved")
+nconf=${#configs[@]}
 for ((rep = 1; rep <= reps; rep++)); do
-	for c in "${configs[@]}"; do
+	for ((i = 0; i < nconf; i++)); do
+		c=${configs[rep % 2 ? i : nconf - 1 - i]}
 		runs+=("${c%%|*}.$rep")
 	done
 done
