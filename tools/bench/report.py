@@ -227,8 +227,8 @@ def read_log(run, path):
 
 def turns(env):
     """How the run ordered its guests: "A B C, A B C..." (every turn alike,
-    as runs before 2026-12-07 did) or "A B C, C B A..." (every other turn in
-    reverse), from the order they ran in (runs=)."""
+    as older runs did) or "A B C, C B A..." (every other turn in reverse),
+    from the order they ran in (runs=)."""
     order = {}
     for rn in env.get('runs', '').split():
         name, _, rep = rn.rpartition('.')
